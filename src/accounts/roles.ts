@@ -1,0 +1,7 @@
+/** Plan tiers, lowest first. Some options are restricted by tier (spec "Resources", "Limits"). */
+export const ROLES = ['trial', 'basic', 'premium', 'pro', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}

@@ -1,0 +1,64 @@
+/**
+ * Accounts: creation (CLI and agent registration), lookup, and the public shape of a user.
+ * Passwords are hashed with scrypt; emails are unique regardless of case.
+ */
+import { validationError, type FieldErrors } from '../shared/errors.js';
+import { hashPassword } from '../shared/crypto.js';
+import { isEmail } from '../shared/validation.js';
+import type { Db } from '../db/database.js';
+import type { User } from '../db/schema.js';
+import { isRole, ROLES, type Role } from './roles.js';
+import * as users from './users.queries.js';
+
+export const PASSWORD_MIN_LENGTH = 8;
+
+export interface CreateUserInput {
+  email: string;
+  /** Absent for accounts created by agent registration: they sign in with API keys only. */
+  password?: string | undefined;
+  name?: string | undefined;
+  role?: string | undefined;
+  emailVerified?: boolean;
+}
+
+/** The User resource of the spec (GET /api/user). */
+export interface PublicUser {
+  id: number;
+  name: string;
+  email: string;
+  role: { name: Role };
+}
+
+export function toPublicUser(user: User): PublicUser {
+  return { id: user.id, name: user.name, email: user.email, role: { name: user.role } };
+}
+
+/** Creates an account; 422-style errors name each bad field, including a taken email. */
+export async function createUser(db: Db, input: CreateUserInput): Promise<User> {
+  const errors: FieldErrors = {};
+  const email = input.email.trim();
+  if (!isEmail(email) || email.length > 255) errors.email = ['The email field must be a valid email address.'];
+  if (input.password !== undefined && input.password.length < PASSWORD_MIN_LENGTH) {
+    errors.password = [`The password field must be at least ${PASSWORD_MIN_LENGTH} characters.`];
+  }
+  const role = input.role ?? 'trial';
+  if (!isRole(role)) errors.role = [`The selected role is invalid (one of ${ROLES.join(', ')}).`];
+  const name = (input.name ?? email.split('@')[0] ?? email).trim();
+  if (name.length === 0 || name.length > 255) errors.name = ['The name field must be 1 to 255 characters.'];
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+
+  const user = await users.insertUser(db, {
+    name,
+    email,
+    role: role as Role,
+    password_hash: input.password === undefined ? null : await hashPassword(input.password),
+    email_verified_at: input.emailVerified ? new Date() : null,
+  });
+  if (!user) throw validationError({ email: ['The email has already been taken.'] });
+  return user;
+}
+
+export const findUserById = users.findUserById;
+export const findUserByEmail = users.findUserByEmail;
+export const markEmailVerified = users.markEmailVerified;
+export const countUsers = users.countUsers;

@@ -1,0 +1,71 @@
+/**
+ * Builds the Fastify application — plugins, hooks and every route — without listening, so tests
+ * and `rampart serve` start the very same app.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Store } from './db/database.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { createTokenService } from './auth/tokens.service.js';
+import { authRoutes, tokenRoutes } from './auth/auth.routes.js';
+import { UserSchema } from './auth/auth.schema.js';
+import { agentRegistrationRoutes } from './agents/agent-registration.routes.js';
+import { discoveryRoutes } from './discovery/discovery.routes.js';
+import { ErrorSchema, requireBearer, ValidationErrorSchema } from './http/context.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { loggerOptions, requestId } from './shared/logger.js';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  /** Defaults to the mailer the configuration describes (SMTP or .eml files). */
+  mailer?: Mailer;
+  /** Overrides the configured log level (tests pass 'silent'). */
+  logLevel?: string;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, store } = options;
+  const app = Fastify({
+    logger: loggerOptions(options.logLevel ?? config.logLevel),
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    genReqId: requestId,
+    requestIdHeader: false,
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
+  const tokens = await createTokenService(store.db, { secret: config.jwtSecret, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds });
+  app.decorate('ctx', { config, db: store.db, tokens, mailer });
+  app.decorateRequest('principal', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => mailer.close());
+
+  app.addSchema(ErrorSchema);
+  app.addSchema(ValidationErrorSchema);
+  app.addSchema(UserSchema);
+  registerErrorHandling(app, { baseUrl: config.baseUrl, bodyLimit: config.bodyLimit });
+  await registerOpenApi(app, config.baseUrl);
+  await registerRateLimit(app, config);
+
+  await app.register(discoveryRoutes);
+  await app.register(agentRegistrationRoutes);
+  await app.register(
+    async (api) => {
+      await api.register(tokenRoutes);
+      // Everything else under /api needs a bearer token.
+      await api.register(async (authed) => {
+        authed.addHook('onRequest', requireBearer);
+        await authed.register(authRoutes);
+      });
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}

@@ -1,0 +1,121 @@
+/** The `rampart` command line: every command, its options and its help. */
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { openStore } from '../db/database.js';
+import { AppError } from '../shared/errors.js';
+import { VERSION } from '../shared/version.js';
+import { acquireLock, lockHolder, sendAdminCommand } from './admin-channel.js';
+import { runAdminCommand, type AdminCommand } from './admin-commands.js';
+import { serve } from './serve.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535).');
+  return n;
+}
+
+/** Runs an admin command against the store, or through the server that holds it. */
+async function admin(cmd: AdminCommand): Promise<void> {
+  const config = loadConfig();
+  let result;
+  if (!config.databaseUrl && lockHolder(config.dataDir) !== undefined) {
+    result = await sendAdminCommand(config.dataDir, cmd);
+  } else {
+    const release = config.databaseUrl ? () => {} : acquireLock(config.dataDir);
+    const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+    try {
+      if (cmd.command !== 'migrate') await runAdminCommand(store.db, { command: 'migrate' });
+      result = await runAdminCommand(store.db, cmd);
+    } finally {
+      await store.close();
+      release();
+    }
+  }
+  for (const line of result.lines) process.stdout.write(`${line}\n`);
+}
+
+async function runServe(options: { port?: number }): Promise<void> {
+  const config: Config = loadConfig(process.env, options.port === undefined ? {} : { port: options.port });
+  const server = await serve(config);
+  const shutdown = (signal: string) => {
+    server.app.log.info({ signal }, 'signal received');
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('rampart')
+    .description('Rampart: a self-hostable security scanning service.')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      '\nConfiguration comes from the environment: DATABASE_URL (PostgreSQL; default: embedded store in\n' +
+        'RAMPART_DATA_DIR, ./data), RAMPART_PORT, RAMPART_BASE_URL, RAMPART_JWT_SECRET and more: see README.md.',
+    );
+
+  program
+    .command('serve')
+    .description('Run the API server (embedded store unless DATABASE_URL is set).')
+    .option('-p, --port <port>', 'port to listen on (env RAMPART_PORT, default 8080)', port)
+    .action(runServe);
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations (serve also applies them on start).')
+    .action(() => admin({ command: 'migrate' }));
+
+  const user = program.command('user').description('Manage accounts.');
+  user
+    .command('create')
+    .description('Create an account.')
+    .requiredOption('--email <email>', 'email address (unique, case-insensitive)')
+    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .option('--name <name>', 'display name (default: the part of the email before @)')
+    .option('--role <role>', 'plan: trial, basic, premium, pro or admin', 'trial')
+    .action((o: { email: string; password: string; name?: string; role: string }) =>
+      admin({ command: 'user.create', email: o.email, password: o.password, name: o.name, role: o.role }),
+    );
+
+  const key = program.command('key').description('Manage API keys.');
+  key
+    .command('create')
+    .description('Create an API key; prints it alone on the last line (the only time it is shown).')
+    .requiredOption('--email <email>', 'the account the key belongs to')
+    .option('--name <name>', 'a name for the key, e.g. the integration using it', 'default')
+    .action((o: { email: string; name: string }) => admin({ command: 'key.create', email: o.email, name: o.name }));
+  key
+    .command('list')
+    .description("List an account's API keys (prefixes only).")
+    .requiredOption('--email <email>', 'the account')
+    .action((o: { email: string }) => admin({ command: 'key.list', email: o.email }));
+  key
+    .command('delete')
+    .description('Delete (revoke) an API key: it can no longer be exchanged or refreshed.')
+    .requiredOption('--email <email>', 'the account')
+    .requiredOption('--key <key>', 'the key itself or its visible prefix (rk_xxxxxxxx)')
+    .action((o: { email: string; key: string }) => admin({ command: 'key.delete', email: o.email, key: o.key }));
+
+  return program;
+}
+
+/** Prints an error the way a person can act on, and exits non-zero. */
+export function reportError(error: unknown): never {
+  if (error instanceof AppError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    for (const [field, messages] of Object.entries(error.errors ?? {})) {
+      for (const message of messages) process.stderr.write(`  --${field}: ${message}\n`);
+    }
+  } else {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+}

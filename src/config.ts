@@ -1,0 +1,105 @@
+/**
+ * The one place the environment is read. Every setting is declared in `EnvSchema`, converted,
+ * defaulted and validated at boot; a bad value stops start-up with a message naming the variable.
+ */
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { ROLES, type Role } from './accounts/roles.js';
+
+const EnvSchema = Type.Object({
+  RAMPART_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  RAMPART_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  RAMPART_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
+  RAMPART_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  RAMPART_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  RAMPART_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86400 * 30, default: 3600 }),
+  RAMPART_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  RAMPART_MAIL_FROM: Type.String({ minLength: 3, default: 'Rampart <rampart@localhost>' }),
+  RAMPART_RATE_LIMITS: Type.String({ default: '' }),
+  RAMPART_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  RAMPART_BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  RAMPART_LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  RAMPART_TRUST_PROXY: Type.Boolean({ default: false }),
+  RAMPART_AGENT_CODE_TTL: Type.Integer({ minimum: 60, maximum: 86400, default: 900 }),
+});
+type Env = Static<typeof EnvSchema>;
+
+/** Requests per minute by role (DESIGN.md "Rate limits"). */
+export const DEFAULT_RATE_LIMITS: Record<Role, number> = {
+  trial: 60,
+  basic: 120,
+  premium: 300,
+  pro: 600,
+  admin: 1200,
+};
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base URL, without a trailing slash: the JWT issuer and audience, and every link. */
+  baseUrl: string;
+  dataDir: string;
+  /** Real PostgreSQL when set; otherwise the embedded PGlite store under `dataDir`. */
+  databaseUrl: string | undefined;
+  jwtSecret: string | undefined;
+  tokenTtlSeconds: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  rateLimits: Record<Role, number>;
+  redisUrl: string | undefined;
+  bodyLimit: number;
+  logLevel: string;
+  trustProxy: boolean;
+  agentCodeTtlSeconds: number;
+}
+
+/** Reads and validates the environment; throws an Error listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw)) as Env;
+  const problems = Value.Errors(EnvSchema, parsed).map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`);
+  if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+
+  const port = overrides.port ?? parsed.RAMPART_PORT;
+  const config: Config = {
+    port,
+    host: parsed.RAMPART_HOST,
+    baseUrl: (parsed.RAMPART_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    dataDir: path.resolve(parsed.RAMPART_DATA_DIR),
+    databaseUrl: parsed.DATABASE_URL,
+    jwtSecret: parsed.RAMPART_JWT_SECRET,
+    tokenTtlSeconds: parsed.RAMPART_TOKEN_TTL,
+    smtpUrl: parsed.RAMPART_SMTP_URL,
+    mailFrom: parsed.RAMPART_MAIL_FROM,
+    rateLimits: parseRateLimits(parsed.RAMPART_RATE_LIMITS),
+    redisUrl: parsed.RAMPART_REDIS_URL,
+    bodyLimit: parsed.RAMPART_BODY_LIMIT,
+    logLevel: parsed.RAMPART_LOG_LEVEL,
+    trustProxy: parsed.RAMPART_TRUST_PROXY,
+    agentCodeTtlSeconds: parsed.RAMPART_AGENT_CODE_TTL,
+  };
+  return { ...config, ...overrides };
+}
+
+/** Parses `trial=60,basic=120,...`; roles left out keep their defaults. */
+function parseRateLimits(text: string): Record<Role, number> {
+  const limits = { ...DEFAULT_RATE_LIMITS };
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [role, value] = part.split('=').map((s) => s.trim());
+    const perMinute = Number(value);
+    if (!ROLES.includes(role as Role) || !Number.isInteger(perMinute) || perMinute < 1) {
+      throw new Error(`Invalid configuration: RAMPART_RATE_LIMITS entry "${part}" must be <role>=<requests per minute>`);
+    }
+    limits[role as Role] = perMinute;
+  }
+  return limits;
+}

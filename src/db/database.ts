@@ -1,0 +1,70 @@
+/**
+ * Opens the store: real PostgreSQL when a database URL is given, else embedded PGlite in the data
+ * directory. Both speak the same SQL through the same Kysely handle, and both apply the same
+ * migrations.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, type Dialect } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  /** Where PGlite keeps its files; `memory://` keeps them in memory (tests). */
+  dataDir: string;
+  /** PostgreSQL only: a schema to use instead of `public` (isolates parallel tests). */
+  schema?: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+export interface Store {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+/** bigint ids and counts fit in a JS number far past any realistic table size. */
+const INT8_OID = 20;
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  let dialect: Dialect;
+  let kind: Store['kind'];
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    dialect = new PostgresDialect({ pool });
+    kind = 'postgres';
+  } else {
+    const memory = options.dataDir.startsWith('memory://');
+    const dir = memory ? options.dataDir : path.join(options.dataDir, 'pglite');
+    if (!memory) await fs.mkdir(dir, { recursive: true });
+    const pglite = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: Number } });
+    dialect = new PGliteDialect(pglite);
+    kind = 'pglite';
+  }
+  const db = new Kysely<Database>({ dialect });
+  return { db, kind, close: () => db.destroy() };
+}
+
+/** Applies every pending migration; returns the names applied. Safe to run concurrently on Postgres. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,10 @@
+/**
+ * The forward-only migration set, in order. Never edit a migration that has shipped: add the next.
+ * Names sort lexically, which is the order Kysely applies them in.
+ */
+import type { Migration } from 'kysely';
+import * as foundation from './0001-foundation.js';
+
+export const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};

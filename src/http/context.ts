@@ -1,0 +1,50 @@
+/**
+ * What every route can reach: configuration, the store and the shared services, decorated on the
+ * Fastify instance as `app.ctx`; and the authenticated principal on each request.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { TokenService } from '../auth/tokens.service.js';
+import { authenticateBearer, type Principal } from '../auth/auth.service.js';
+import { unauthenticated } from '../shared/errors.js';
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  tokens: TokenService;
+  mailer: Mailer;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The Laravel-style error bodies, for response schemas and the OpenAPI document. */
+export const ErrorSchema = Type.Object({ message: Type.String() }, { $id: 'Error', description: 'An error' });
+export const ValidationErrorSchema = Type.Object(
+  { message: Type.String(), errors: Type.Record(Type.String(), Type.Array(Type.String())) },
+  { $id: 'ValidationError', description: 'Validation failed: messages by field' },
+);
+
+/** Standard error responses of an authenticated route, for the OpenAPI document. */
+export const authErrors = {
+  401: Type.Ref('Error'),
+  429: Type.Ref('Error'),
+} as const;
+
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+) *$/i;
+
+/** onRequest hook of the protected scope: the Authorization header is the only bearer method. */
+export async function requireBearer(this: FastifyInstance, request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const match = BEARER.exec(request.headers.authorization ?? '');
+  if (!match?.[1]) throw unauthenticated('Unauthenticated.', { reason: request.headers.authorization ? 'malformed header' : 'no header' });
+  request.principal = await authenticateBearer(this.ctx.db, this.ctx.tokens, match[1]);
+}

@@ -1,0 +1,32 @@
+/**
+ * Per-account rate limits by plan (DESIGN.md): requests per minute per account, or per client
+ * address before authentication. Counters live in Redis when RAMPART_REDIS_URL is set, so every
+ * API node shares them; otherwise in this process's memory.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { AppError } from '../shared/errors.js';
+
+export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+    : undefined;
+  if (redis) {
+    redis.on('error', (err) => app.log.warn({ err: err.message }, 'rate-limit store unavailable; requests are not limited meanwhile'));
+    app.addHook('onClose', async () => {
+      redis.disconnect();
+    });
+  }
+  await app.register(rateLimit, {
+    global: true,
+    // After authentication (onRequest) so the limit is the account's plan, before validation.
+    hook: 'preValidation',
+    timeWindow: 60_000,
+    max: (request) => config.rateLimits[request.principal?.user.role ?? 'trial'],
+    keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${request.ip}`),
+    ...(redis ? { redis, nameSpace: 'rampart:rate:', skipOnError: true } : {}),
+    errorResponseBuilder: () => new AppError('rate_limited', 'Too Many Attempts.'),
+  });
+}

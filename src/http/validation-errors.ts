@@ -1,0 +1,73 @@
+/**
+ * Turns JSON Schema (ajv) validation errors into Laravel's per-field messages, so a 422 reads
+ * `{"message": "The scan name field is required. (and 1 more error)", "errors": {"scan_name": [...]}}`.
+ */
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import type { FieldErrors } from '../shared/errors.js';
+
+/** `/events/0` -> `events.0`; a missing property is named by its own key. */
+function fieldOf(error: FastifySchemaValidationError): string {
+  const base = error.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
+    return base ? `${base}.${params.missingProperty}` : params.missingProperty;
+  }
+  return base || 'body';
+}
+
+function label(field: string): string {
+  return field.replace(/_/g, ' ');
+}
+
+function messageOf(error: FastifySchemaValidationError, field: string): string {
+  const f = label(field);
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `The ${f} field is required.`;
+    case 'type': {
+      const type = String(p.type);
+      if (type === 'boolean') return `The ${f} field must be true or false.`;
+      if (type === 'integer') return `The ${f} field must be an integer.`;
+      if (type === 'array') return `The ${f} field must be an array.`;
+      if (type === 'object') return field === 'body' ? 'The request body must be a JSON object.' : `The ${f} field must be an object.`;
+      return `The ${f} field must be a ${type}.`;
+    }
+    case 'maxLength':
+      return `The ${f} field must not be greater than ${String(p.limit)} characters.`;
+    case 'minLength':
+      return Number(p.limit) === 1 ? `The ${f} field is required.` : `The ${f} field must be at least ${String(p.limit)} characters.`;
+    case 'maximum':
+      return `The ${f} field must not be greater than ${String(p.limit)}.`;
+    case 'minimum':
+      return `The ${f} field must be at least ${String(p.limit)}.`;
+    case 'minItems':
+      return `The ${f} field must have at least ${String(p.limit)} item${Number(p.limit) === 1 ? '' : 's'}.`;
+    case 'maxItems':
+      return `The ${f} field must not have more than ${String(p.limit)} items.`;
+    case 'enum':
+    case 'const':
+    case 'anyOf':
+      return `The selected ${f} is invalid.`;
+    case 'format':
+      if (p.format === 'email') return `The ${f} field must be a valid email address.`;
+      if (p.format === 'uri' || p.format === 'url') return `The ${f} field must be a valid URL.`;
+      if (p.format === 'uuid') return `The ${f} field must be a valid UUID.`;
+      return `The ${f} field format is invalid.`;
+    case 'additionalProperties':
+      return `The ${String(p.additionalProperty)} field is not allowed.`;
+    default:
+      return `The ${f} field is invalid.`;
+  }
+}
+
+export function toFieldErrors(errors: FastifySchemaValidationError[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const error of errors) {
+    const field = error.keyword === 'additionalProperties' ? String((error.params as Record<string, unknown>).additionalProperty) : fieldOf(error);
+    const message = messageOf(error, field);
+    const list = (out[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * Test harness: builds the real app on a fresh store — in-memory PGlite by default, or an isolated
+ * schema of the PostgreSQL in DATABASE_URL — and tears it down after the test.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { migrateToLatest, openStore, type Store } from '../../src/db/database.js';
+import type { Mailer } from '../../src/mail/mailer.js';
+import { createUser } from '../../src/accounts/users.service.js';
+import { createApiKey } from '../../src/accounts/api-keys.service.js';
+
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+export const STORE_KIND = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+
+export interface TestStore {
+  store: Store;
+  /** A DATABASE_URL that reaches the same store from another process (PostgreSQL only). */
+  databaseUrl: string | undefined;
+}
+
+/** A fresh, migrated store; removed when the test ends. */
+export async function openTestStore(t: TestContext): Promise<TestStore> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const store = await openStore({ dataDir: 'memory://' });
+    await migrateToLatest(store.db);
+    t.after(() => store.close());
+    return { store, databaseUrl: undefined };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const store = await openStore({ databaseUrl: url, dataDir: '', schema, poolSize: 4 });
+  await migrateToLatest(store.db);
+  t.after(async () => {
+    await store.close();
+    const cleanup = new pg.Client({ connectionString: url });
+    await cleanup.connect();
+    await cleanup.query(`drop schema ${schema} cascade`);
+    await cleanup.end();
+  });
+  const withSchema = new URL(url);
+  withSchema.searchParams.set('options', `-c search_path=${schema}`);
+  return { store, databaseUrl: withSchema.toString() };
+}
+
+export async function tempDir(t: TestContext): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rampart-test-'));
+  t.after(() => fs.rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  config: Config;
+  dataDir: string;
+}
+
+export async function buildTestApp(
+  t: TestContext,
+  options: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer; store?: Store } = {},
+): Promise<TestApp> {
+  const dataDir = await tempDir(t);
+  const config = loadConfig(
+    { RAMPART_DATA_DIR: dataDir, RAMPART_JWT_SECRET: TEST_JWT_SECRET, RAMPART_BASE_URL: 'http://rampart.test', ...options.env },
+    options.config,
+  );
+  const store = options.store ?? (await openTestStore(t)).store;
+  const app = await buildApp({ config, store, logLevel: 'silent', ...(options.mailer ? { mailer: options.mailer } : {}) });
+  t.after(() => app.close());
+  return { app, store, config, dataDir };
+}
+
+/** An account with an API key, and a bearer token for it. */
+export async function signUp(
+  ctx: TestApp,
+  input: { email?: string; role?: string } = {},
+): Promise<{ userId: number; key: string; keyId: number; token: string; auth: { authorization: string } }> {
+  const user = await createUser(ctx.store.db, {
+    email: input.email ?? `user-${randomBytes(4).toString('hex')}@example.com`,
+    password: 'correct horse battery',
+    role: input.role ?? 'trial',
+  });
+  const created = await createApiKey(ctx.store.db, user.id, 'test');
+  const res = await ctx.app.inject({ method: 'POST', url: `/api/token?key=${encodeURIComponent(created.key)}` });
+  if (res.statusCode !== 200) throw new Error(`token exchange failed: ${res.statusCode} ${res.body}`);
+  const token = (res.json() as { token: string }).token;
+  return { userId: user.id, key: created.key, keyId: created.record.id, token, auth: { authorization: `Bearer ${token}` } };
+}
