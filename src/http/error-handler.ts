@@ -3,13 +3,19 @@
  * (bad JSON, oversized bodies, schema validation) are mapped to the same Laravel-style bodies.
  * 5xx texts never reach the client: they are logged with the request id instead.
  */
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, statusOf, validationError } from '../shared/errors.js';
 import { toFieldErrors } from './validation-errors.js';
 
-function toAppError(error: FastifyError, bodyLimit: number): AppError | undefined {
+/** The property names of the schema part that failed (body, querystring, params), in order. */
+function fieldOrder(request: FastifyRequest, context: string | undefined): string[] {
+  const schema = request.routeOptions.schema as Record<string, { properties?: Record<string, unknown> } | undefined> | undefined;
+  return Object.keys(schema?.[context ?? 'body']?.properties ?? {});
+}
+
+function toAppError(error: FastifyError, request: FastifyRequest, bodyLimit: number): AppError | undefined {
   if (error instanceof AppError) return error;
-  if (error.validation) return validationError(toFieldErrors(error.validation));
+  if (error.validation) return validationError(toFieldErrors(error.validation, fieldOrder(request, error.validationContext)));
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', `The request body is larger than the limit of ${bodyLimit} bytes.`);
@@ -33,7 +39,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { baseUrl: 
   };
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = toAppError(error, options.bodyLimit);
+    const known = toAppError(error, request, options.bodyLimit);
     if (known) {
       if (known.context) request.log.info({ code: known.code, context: known.context }, known.message);
       const status = statusOf(known.code);

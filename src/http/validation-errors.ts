@@ -61,9 +61,21 @@ function messageOf(error: FastifySchemaValidationError, field: string): string {
   }
 }
 
-export function toFieldErrors(errors: FastifySchemaValidationError[]): FieldErrors {
+/**
+ * Messages by field, fields in the order the schema declares them (as Laravel reports them in the
+ * order of its rules), whatever order the validator found them in.
+ */
+export function toFieldErrors(errors: FastifySchemaValidationError[], fieldOrder: string[] = []): FieldErrors {
+  const rank = (field: string) => {
+    const i = fieldOrder.indexOf(field.split('.')[0] ?? field);
+    return i === -1 ? fieldOrder.length : i;
+  };
+  const sorted = errors
+    .map((error, index) => ({ error, index, field: fieldOf(error) }))
+    .sort((a, b) => rank(a.field) - rank(b.field) || a.index - b.index)
+    .map((e) => e.error);
   const out: FieldErrors = {};
-  for (const error of errors) {
+  for (const error of sorted) {
     const field = error.keyword === 'additionalProperties' ? String((error.params as Record<string, unknown>).additionalProperty) : fieldOf(error);
     const message = messageOf(error, field);
     const list = (out[field] ??= []);

@@ -26,11 +26,12 @@ export interface TestStore {
 }
 
 /** A fresh, migrated store; removed when the test ends. */
-export async function openTestStore(t: TestContext): Promise<TestStore> {
+export async function openTestStore(t: TestContext, options: { migrate?: boolean } = {}): Promise<TestStore> {
+  const migrate = options.migrate ?? true;
   const url = process.env.DATABASE_URL;
   if (!url) {
     const store = await openStore({ dataDir: 'memory://' });
-    await migrateToLatest(store.db);
+    if (migrate) await migrateToLatest(store.db);
     t.after(() => store.close());
     return { store, databaseUrl: undefined };
   }
@@ -40,7 +41,7 @@ export async function openTestStore(t: TestContext): Promise<TestStore> {
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const store = await openStore({ databaseUrl: url, dataDir: '', schema, poolSize: 4 });
-  await migrateToLatest(store.db);
+  if (migrate) await migrateToLatest(store.db);
   t.after(async () => {
     await store.close();
     const cleanup = new pg.Client({ connectionString: url });

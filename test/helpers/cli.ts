@@ -1,0 +1,88 @@
+/** Runs the real `rampart` command as a child process. */
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rampart.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Every log line so far, parsed. */
+  logs: Record<string, unknown>[];
+  /** Resolves with the first log line (present or future) that satisfies the predicate. */
+  waitForLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+export function startServe(t: TestContext, env: Record<string, string | undefined>): ServeProcess {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env } });
+  const logs: Record<string, unknown>[] = [];
+  const waiters: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    let line: Record<string, unknown>;
+    try {
+      line = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      line = { msg: text };
+    }
+    logs.push(line);
+    for (const w of [...waiters]) {
+      if (w.predicate(line)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.after(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  return {
+    child,
+    logs,
+    exited,
+    waitForLog(predicate) {
+      const found = logs.find(predicate);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        waiters.push({ predicate, resolve });
+        void exited.then((code) => reject(new Error(`rampart serve exited (${code}) before the expected log line. stderr: ${stderr}`)));
+      });
+    },
+  };
+}
