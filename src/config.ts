@@ -19,6 +19,7 @@ const EnvSchema = Type.Object({
   RAMPART_MAIL_FROM: Type.String({ minLength: 3, default: 'Rampart <rampart@localhost>' }),
   RAMPART_RATE_LIMITS: Type.String({ default: '' }),
   RAMPART_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  RAMPART_REDIS_PREFIX: Type.String({ minLength: 1, default: 'rampart:' }),
   RAMPART_BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   RAMPART_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -52,6 +53,8 @@ export interface Config {
   mailFrom: string;
   rateLimits: Record<Role, number>;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key, so several deployments can share one Redis. */
+  redisPrefix: string;
   bodyLimit: number;
   logLevel: string;
   trustProxy: boolean;
@@ -82,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailFrom: parsed.RAMPART_MAIL_FROM,
     rateLimits: parseRateLimits(parsed.RAMPART_RATE_LIMITS),
     redisUrl: parsed.RAMPART_REDIS_URL,
+    redisPrefix: parsed.RAMPART_REDIS_PREFIX,
     bodyLimit: parsed.RAMPART_BODY_LIMIT,
     logLevel: parsed.RAMPART_LOG_LEVEL,
     trustProxy: parsed.RAMPART_TRUST_PROXY,

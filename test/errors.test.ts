@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { test } from 'node:test';
 import { buildTestApp, signUp, STORE_KIND } from './helpers/app.js';
 
@@ -92,4 +94,30 @@ test(`rate limits per role: 429 with headers (${STORE_KIND})`, async (t) => {
   const basicLimited = await get(basic.auth);
   assert.equal(basicLimited.statusCode, 429);
   assert.equal(basicLimited.headers['x-ratelimit-limit'], '5');
+});
+
+async function redisReachable(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(6379, '127.0.0.1');
+    socket.setTimeout(1000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+test(`rate limits are shared by API nodes through Redis (${STORE_KIND})`, async (t) => {
+  if (!(await redisReachable())) {
+    t.skip('needs a Redis server on 127.0.0.1:6379 (Debian package redis-server)');
+    return;
+  }
+  const env = { RAMPART_RATE_LIMITS: 'trial=4', RAMPART_REDIS_URL: 'redis://127.0.0.1:6379', RAMPART_REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}:` };
+  const nodeA = await buildTestApp(t, { env });
+  const nodeB = await buildTestApp(t, { env, store: nodeA.store });
+  const user = await signUp(nodeA);
+  const statuses = [];
+  for (const node of [nodeA, nodeB, nodeA, nodeB, nodeA]) {
+    statuses.push((await node.app.inject({ method: 'GET', url: '/api/user', headers: user.auth })).statusCode);
+  }
+  assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
 });

@@ -5,13 +5,13 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
 
 export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+  // ioredis is loaded only when a deployment uses it.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+    ? new (await import('ioredis')).Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
     : undefined;
   if (redis) {
     redis.on('error', (err) => app.log.warn({ err: err.message }, 'rate-limit store unavailable; requests are not limited meanwhile'));
@@ -26,7 +26,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     timeWindow: 60_000,
     max: (request) => config.rateLimits[request.principal?.user.role ?? 'trial'],
     keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${request.ip}`),
-    ...(redis ? { redis, nameSpace: 'rampart:rate:', skipOnError: true } : {}),
+    ...(redis ? { redis, nameSpace: `${config.redisPrefix}rate:`, skipOnError: true } : {}),
     errorResponseBuilder: () => new AppError('rate_limited', 'Too Many Attempts.'),
   });
 }
