@@ -13,6 +13,7 @@ const EnvSchema = Type.Object({
   RAMPART_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
   RAMPART_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  RAMPART_DB_SCHEMA: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'public' }),
   RAMPART_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   RAMPART_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86400 * 30, default: 3600 }),
   RAMPART_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
@@ -47,6 +48,8 @@ export interface Config {
   dataDir: string;
   /** Real PostgreSQL when set; otherwise the embedded PGlite store under `dataDir`. */
   databaseUrl: string | undefined;
+  /** PostgreSQL schema holding Rampart's tables (lets several deployments share a database). */
+  dbSchema: string;
   jwtSecret: string | undefined;
   tokenTtlSeconds: number;
   smtpUrl: string | undefined;
@@ -79,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     baseUrl: (parsed.RAMPART_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir: path.resolve(parsed.RAMPART_DATA_DIR),
     databaseUrl: parsed.DATABASE_URL,
+    dbSchema: parsed.RAMPART_DB_SCHEMA,
     jwtSecret: parsed.RAMPART_JWT_SECRET,
     tokenTtlSeconds: parsed.RAMPART_TOKEN_TTL,
     smtpUrl: parsed.RAMPART_SMTP_URL,

@@ -8,8 +8,8 @@ import { freePort, runCli, startServe } from './helpers/cli.js';
 /** Environment for a child rampart on a fresh store of the kind under test. */
 async function cliEnv(t: Parameters<typeof tempDir>[0]): Promise<Record<string, string | undefined>> {
   const dataDir = await tempDir(t);
-  const databaseUrl = STORE_KIND === 'postgres' ? (await openTestStore(t, { migrate: false })).databaseUrl : undefined;
-  return { RAMPART_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, RAMPART_LOG_LEVEL: 'info' };
+  const storeEnv = STORE_KIND === 'postgres' ? (await openTestStore(t, { migrate: false })).env : {};
+  return { RAMPART_DATA_DIR: dataDir, RAMPART_LOG_LEVEL: 'info', ...storeEnv };
 }
 
 test(`CLI: --help on every command`, async () => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { AppError, type FieldErrors } from '../shared/errors.js';
-import type { Db } from '../db/database.js';
+import type { Store } from '../db/database.js';
 import { runAdminCommand, type AdminCommand, type AdminResult } from './admin-commands.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -52,7 +52,7 @@ export function acquireLock(dataDir: string): () => void {
 }
 
 /** Serves admin commands for the CLI; returns a function that stops it. */
-export async function startAdminChannel(dataDir: string, db: Db): Promise<() => Promise<void>> {
+export async function startAdminChannel(dataDir: string, store: Store): Promise<() => Promise<void>> {
   const sock = socketPath(dataDir);
   fs.rmSync(sock, { force: true });
   const server = http.createServer(async (req, res) => {
@@ -61,7 +61,7 @@ export async function startAdminChannel(dataDir: string, db: Db): Promise<() => 
     let status = 200;
     let body: unknown;
     try {
-      body = await runAdminCommand(db, JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminCommand);
+      body = await runAdminCommand(store, JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminCommand);
     } catch (error) {
       status = error instanceof AppError ? 400 : 500;
       body = error instanceof AppError ? { message: error.message, errors: error.errors } : { message: 'The server failed to run the command; see its log.' };

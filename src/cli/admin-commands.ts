@@ -4,7 +4,7 @@
  * store, the server runs them for it (see admin-channel.ts).
  */
 import { AppError, notFound } from '../shared/errors.js';
-import { migrateToLatest, type Db } from '../db/database.js';
+import { migrateToLatest, type Db, type Store } from '../db/database.js';
 import { createUser, findUserByEmail, toPublicUser } from '../accounts/users.service.js';
 import { createApiKey, deleteApiKey, listApiKeys, toPublicApiKey } from '../accounts/api-keys.service.js';
 
@@ -26,10 +26,11 @@ async function userByEmail(db: Db, email: string) {
   return user;
 }
 
-export async function runAdminCommand(db: Db, cmd: AdminCommand): Promise<AdminResult> {
+export async function runAdminCommand(store: Store, cmd: AdminCommand): Promise<AdminResult> {
+  const { db } = store;
   switch (cmd.command) {
     case 'migrate': {
-      const applied = await migrateToLatest(db);
+      const applied = await migrateToLatest(store);
       return { lines: [applied.length ? `Applied migrations: ${applied.join(', ')}` : 'The store is up to date; no migrations to apply.'] };
     }
     case 'user.create': {

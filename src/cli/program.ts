@@ -22,10 +22,10 @@ async function admin(cmd: AdminCommand): Promise<void> {
     result = await sendAdminCommand(config.dataDir, cmd);
   } else {
     const release = config.databaseUrl ? () => {} : acquireLock(config.dataDir);
-    const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+    const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema, poolSize: 2 });
     try {
-      if (cmd.command !== 'migrate') await runAdminCommand(store.db, { command: 'migrate' });
-      result = await runAdminCommand(store.db, cmd);
+      if (cmd.command !== 'migrate') await runAdminCommand(store, { command: 'migrate' });
+      result = await runAdminCommand(store, cmd);
     } finally {
       await store.close();
       release();

@@ -16,15 +16,15 @@ export async function serve(config: Config): Promise<RunningServer> {
   const started = performance.now();
   const embedded = !config.databaseUrl;
   const releaseLock = embedded ? acquireLock(config.dataDir) : () => {};
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema });
   let stopAdmin: () => Promise<void> = async () => {};
   let app: FastifyInstance | undefined;
   try {
-    const applied = await migrateToLatest(store.db);
+    const applied = await migrateToLatest(store);
     app = await buildApp({ config, store });
     if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');
     await app.listen({ port: config.port, host: config.host });
-    if (embedded) stopAdmin = await startAdminChannel(config.dataDir, store.db);
+    if (embedded) stopAdmin = await startAdminChannel(config.dataDir, store);
   } catch (error) {
     await app?.close();
     await store.close();

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, type Dialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
@@ -18,7 +18,7 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** Where PGlite keeps its files; `memory://` keeps them in memory (tests). */
   dataDir: string;
-  /** PostgreSQL only: a schema to use instead of `public` (isolates parallel tests). */
+  /** PostgreSQL only: the schema holding the tables (default `public`); created when missing. */
   schema?: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
@@ -27,6 +27,8 @@ export interface StoreOptions {
 export interface Store {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** The schema the tables live in. */
+  schema: string;
   close(): Promise<void>;
 }
 
@@ -36,12 +38,13 @@ const INT8_OID = 20;
 export async function openStore(options: StoreOptions): Promise<Store> {
   let dialect: Dialect;
   let kind: Store['kind'];
+  const schema = options.databaseUrl ? (options.schema ?? 'public') : 'public';
   if (options.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      options: `-c search_path=${schema}`,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -58,12 +61,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     kind = 'pglite';
   }
   const db = new Kysely<Database>({ dialect });
-  return { db, kind, close: () => db.destroy() };
+  return { db, kind, schema, close: () => db.destroy() };
 }
 
 /** Applies every pending migration; returns the names applied. Safe to run concurrently on Postgres. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  await sql`create schema if not exists ${sql.id(store.schema)}`.execute(store.db);
+  const migrator = new Migrator({
+    db: store.db,
+    // Named explicitly: without it Kysely looks for its tables in every schema of the database.
+    migrationTableSchema: store.schema,
+    provider: { getMigrations: async () => migrations },
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

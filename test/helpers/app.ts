@@ -21,8 +21,8 @@ export const STORE_KIND = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 
 export interface TestStore {
   store: Store;
-  /** A DATABASE_URL that reaches the same store from another process (PostgreSQL only). */
-  databaseUrl: string | undefined;
+  /** The environment that reaches the same store from another process. */
+  env: { DATABASE_URL?: string; RAMPART_DB_SCHEMA?: string };
 }
 
 /** A fresh, migrated store; removed when the test ends. */
@@ -31,9 +31,9 @@ export async function openTestStore(t: TestContext, options: { migrate?: boolean
   const url = process.env.DATABASE_URL;
   if (!url) {
     const store = await openStore({ dataDir: 'memory://' });
-    if (migrate) await migrateToLatest(store.db);
+    if (migrate) await migrateToLatest(store);
     t.after(() => store.close());
-    return { store, databaseUrl: undefined };
+    return { store, env: {} };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
@@ -41,7 +41,7 @@ export async function openTestStore(t: TestContext, options: { migrate?: boolean
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const store = await openStore({ databaseUrl: url, dataDir: '', schema, poolSize: 4 });
-  if (migrate) await migrateToLatest(store.db);
+  if (migrate) await migrateToLatest(store);
   t.after(async () => {
     await store.close();
     const cleanup = new pg.Client({ connectionString: url });
@@ -49,9 +49,7 @@ export async function openTestStore(t: TestContext, options: { migrate?: boolean
     await cleanup.query(`drop schema ${schema} cascade`);
     await cleanup.end();
   });
-  const withSchema = new URL(url);
-  withSchema.searchParams.set('options', `-c search_path=${schema}`);
-  return { store, databaseUrl: withSchema.toString() };
+  return { store, env: { DATABASE_URL: url, RAMPART_DB_SCHEMA: schema } };
 }
 
 export async function tempDir(t: TestContext): Promise<string> {
