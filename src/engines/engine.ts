@@ -1,0 +1,105 @@
+/**
+ * The one interface every scan engine implements, built-in or a driver for an external tool.
+ * Engines are plain modules: they know nothing of HTTP or SQL. Given a job they yield events —
+ * progress, host states, normalised findings — and stop promptly when the job's signal aborts.
+ * The run orchestrator (src/runs) stores what they yield.
+ *
+ * Glossary: a *job* is one run's work; a *host* is one address (or name) the engine probed; a
+ * *finding* is one weakness on one host (and port), normalised to the fields of the Vulnerability
+ * resource; the *rule id* names the check that found it (our check id, an NVT OID, a template id).
+ */
+import type { AddressGuard } from '../shared/address-guard.js';
+
+/** One target of a job, as the scan's `scan_target` named it (already validated and normalised). */
+export type JobTarget =
+  | { kind: 'ip'; value: string }
+  | { kind: 'cidr'; value: string }
+  | { kind: 'hostname'; value: string }
+  | { kind: 'url'; value: string };
+
+export interface EngineLimits {
+  /** TCP connect / read timeout per probe, in milliseconds. */
+  connectTimeoutMs: number;
+  /** How long to wait for a service's first bytes, in milliseconds. */
+  readTimeoutMs: number;
+  /** Upper bound on probes in flight at once. */
+  maxConcurrency: number;
+  /** Global probe rate in packets (connection attempts) per second; 0 for no limit. */
+  ratePerSecond: number;
+}
+
+export interface EngineJob {
+  targets: JobTarget[];
+  /** Ports to probe: the engine's default set, every port, or an explicit list. */
+  ports: 'default' | 'all' | number[];
+  limits: EngineLimits;
+  /**
+   * Decides whether an address may be contacted (DESIGN.md "Safety of scanning"). Engines must
+   * ask it for every address they connect to, after DNS resolution.
+   */
+  guard: AddressGuard;
+  signal: AbortSignal;
+}
+
+export type Threat = 'Critical' | 'High' | 'Medium' | 'Low' | 'Informational';
+
+/** A finding in the fields of the Vulnerability resource (DESIGN.md "Vulnerability"). */
+export interface Finding {
+  /** The name as the target was given (hostname or IP). */
+  hostname: string;
+  /** The address that was probed. */
+  hostIp: string;
+  port: number | null;
+  protocol: 'tcp' | 'udp' | null;
+  service: string | null;
+  ruleId: string;
+  name: string;
+  description: string;
+  solution: string;
+  threat: Threat;
+  cvssBase: number | null;
+  cvssVector: string | null;
+  cve: string[];
+  cwe: string | null;
+  evidence: string;
+  references: string[];
+}
+
+export type EngineEvent =
+  | { type: 'progress'; percent: number; detail?: string }
+  | { type: 'host'; hostname: string; address: string; state: 'up' | 'down' }
+  | { type: 'finding'; finding: Finding }
+  | { type: 'log'; level: 'info' | 'warn'; message: string };
+
+export interface Engine {
+  /** Recorded on each run: which engine actually ran. */
+  readonly name: string;
+  readonly version: string;
+  run(job: EngineJob): AsyncIterable<EngineEvent>;
+}
+
+/**
+ * Kinds of failure (after nuclei's error kinds): only what the target caused counts against a
+ * host; `config` and `internal` fail the run with a clear message.
+ */
+export type EngineErrorKind = 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal';
+
+export class EngineError extends Error {
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'EngineError';
+  }
+}
+
+/** Threat from a CVSS base score (DESIGN.md: 9.0 / 7.0 / 4.0 / 0.1). */
+export function threatFromCvss(score: number | null): Threat {
+  if (score === null || score < 0.1) return 'Informational';
+  if (score >= 9) return 'Critical';
+  if (score >= 7) return 'High';
+  if (score >= 4) return 'Medium';
+  return 'Low';
+}
