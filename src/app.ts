@@ -17,6 +17,10 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { loggerOptions, requestId } from './shared/logger.js';
+import { createAddressGuard } from './shared/address-guard.js';
+import { RunQueue } from './runs/run-queue.js';
+import { ScanSchema } from './scans/scans.schema.js';
+import { scanRoutes } from './scans/scans.routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -25,6 +29,10 @@ export interface AppOptions {
   mailer?: Mailer;
   /** Overrides the configured log level (tests pass 'silent'). */
   logLevel?: string;
+  /** Shared with in-process workers, so the API can wake and cancel them. */
+  queue?: RunQueue;
+  /** The clock of schedules (tests pass a controllable one). */
+  clock?: () => Date;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -40,7 +48,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
   const tokens = await createTokenService(store.db, { secret: config.jwtSecret, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds });
-  app.decorate('ctx', { config, db: store.db, tokens, mailer });
+  const guard = createAddressGuard(config.allowTargets);
+  const queue = options.queue ?? new RunQueue();
+  const clock = options.clock ?? (() => new Date());
+  app.decorate('ctx', { config, db: store.db, tokens, mailer, guard, queue, clock, scans: { db: store.db, config, guard, queue, clock } });
   app.decorateRequest('principal', null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -50,6 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addSchema(ErrorSchema);
   app.addSchema(ValidationErrorSchema);
   app.addSchema(UserSchema);
+  app.addSchema(ScanSchema);
   registerErrorHandling(app, { baseUrl: config.baseUrl, bodyLimit: config.bodyLimit });
   await registerOpenApi(app, config.baseUrl);
   await registerRateLimit(app, config);
@@ -63,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(async (authed) => {
         authed.addHook('onRequest', requireBearer);
         await authed.register(authRoutes);
+        await authed.register(scanRoutes);
       });
     },
     { prefix: '/api' },

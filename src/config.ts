@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ROLES, type Role } from './accounts/roles.js';
+import { parseAllowList } from './shared/address-guard.js';
 
 const EnvSchema = Type.Object({
   RAMPART_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
@@ -28,6 +29,18 @@ const EnvSchema = Type.Object({
   ),
   RAMPART_TRUST_PROXY: Type.Boolean({ default: false }),
   RAMPART_AGENT_CODE_TTL: Type.Integer({ minimum: 60, maximum: 86400, default: 900 }),
+  RAMPART_ALLOW_TARGETS: Type.String({ default: '' }),
+  RAMPART_MAX_TARGET_ADDRESSES: Type.Integer({ minimum: 1, default: 65_536 }),
+  RAMPART_LOGIN_SCRIPT_MAX_BYTES: Type.Integer({ minimum: 1024, default: 262_144 }),
+  RAMPART_WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  RAMPART_RUN_LEASE_SECONDS: Type.Integer({ minimum: 2, maximum: 3600, default: 60 }),
+  RAMPART_WORKER_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+  RAMPART_SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 300_000, default: 5000 }),
+  RAMPART_SCAN_PORTS: Type.String({ pattern: '^(default|all|[0-9]{1,5}([,-][0-9]{1,5})*)$', default: 'default' }),
+  RAMPART_SCAN_RATE: Type.Integer({ minimum: 0, default: 0 }),
+  RAMPART_SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 4096, default: 256 }),
+  RAMPART_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1500 }),
+  RAMPART_READ_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 3000 }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -62,6 +75,19 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   agentCodeTtlSeconds: number;
+  /** CIDRs that managed scans and webhooks may reach although private (RAMPART_ALLOW_TARGETS). */
+  allowTargets: string[];
+  maxTargetAddresses: number;
+  loginScriptMaxBytes: number;
+  worker: { concurrency: number; leaseSeconds: number; pollMs: number };
+  schedulerIntervalMs: number;
+  scan: {
+    ports: 'default' | 'all' | number[];
+    ratePerSecond: number;
+    maxConcurrency: number;
+    connectTimeoutMs: number;
+    readTimeoutMs: number;
+  };
 }
 
 /** Reads and validates the environment; throws an Error listing every bad variable. */
@@ -94,8 +120,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: parsed.RAMPART_LOG_LEVEL,
     trustProxy: parsed.RAMPART_TRUST_PROXY,
     agentCodeTtlSeconds: parsed.RAMPART_AGENT_CODE_TTL,
+    allowTargets: parseAllowList(parsed.RAMPART_ALLOW_TARGETS),
+    maxTargetAddresses: parsed.RAMPART_MAX_TARGET_ADDRESSES,
+    loginScriptMaxBytes: parsed.RAMPART_LOGIN_SCRIPT_MAX_BYTES,
+    worker: {
+      concurrency: parsed.RAMPART_WORKER_CONCURRENCY,
+      leaseSeconds: parsed.RAMPART_RUN_LEASE_SECONDS,
+      pollMs: parsed.RAMPART_WORKER_POLL_MS,
+    },
+    schedulerIntervalMs: parsed.RAMPART_SCHEDULER_INTERVAL_MS,
+    scan: {
+      ports: parsePorts(parsed.RAMPART_SCAN_PORTS),
+      ratePerSecond: parsed.RAMPART_SCAN_RATE,
+      maxConcurrency: parsed.RAMPART_SCAN_CONCURRENCY,
+      connectTimeoutMs: parsed.RAMPART_CONNECT_TIMEOUT_MS,
+      readTimeoutMs: parsed.RAMPART_READ_TIMEOUT_MS,
+    },
   };
   return { ...config, ...overrides };
+}
+
+/** `default`, `all`, or a list of ports and ranges such as `22,80,8000-8100`. */
+function parsePorts(text: string): 'default' | 'all' | number[] {
+  if (text === 'default' || text === 'all') return text;
+  const ports = new Set<number>();
+  for (const part of text.split(',')) {
+    const [from, to = from] = part.split('-').map(Number) as [number, number?];
+    if (!(from >= 1 && to <= 65535 && from <= to)) throw new Error(`Invalid configuration: RAMPART_SCAN_PORTS entry "${part}" is not a port or range in 1-65535`);
+    for (let p = from; p <= to; p++) ports.add(p);
+  }
+  return [...ports].sort((a, b) => a - b);
 }
 
 /** Parses `trial=60,basic=120,...`; roles left out keep their defaults. */

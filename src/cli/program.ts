@@ -6,7 +6,7 @@ import { AppError } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { acquireLock, lockHolder, sendAdminCommand } from './admin-channel.js';
 import { runAdminCommand, type AdminCommand } from './admin-commands.js';
-import { serve } from './serve.js';
+import { serve, type Roles } from './serve.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -34,15 +34,15 @@ async function admin(cmd: AdminCommand): Promise<void> {
   for (const line of result.lines) process.stdout.write(`${line}\n`);
 }
 
-async function runServe(options: { port?: number }): Promise<void> {
+async function runRoles(roles: Roles, options: { port?: number }): Promise<void> {
   const config: Config = loadConfig(process.env, options.port === undefined ? {} : { port: options.port });
-  const server = await serve(config);
+  const server = await serve(config, roles);
   const shutdown = (signal: string) => {
-    server.app.log.info({ signal }, 'signal received');
+    server.log.info({ signal }, 'signal received');
     server.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
+        server.log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -64,9 +64,22 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('Run the API server (embedded store unless DATABASE_URL is set).')
+    .description('Run everything in one process: the API, run workers and the scheduler (embedded store unless DATABASE_URL is set).')
     .option('-p, --port <port>', 'port to listen on (env RAMPART_PORT, default 8080)', port)
-    .action(runServe);
+    .action((o: { port?: number }) => runRoles({ api: true, worker: true, scheduler: true }, o));
+  program
+    .command('api')
+    .description('Run only the API (scale-out on PostgreSQL: pair with worker and scheduler processes).')
+    .option('-p, --port <port>', 'port to listen on (env RAMPART_PORT, default 8080)', port)
+    .action((o: { port?: number }) => runRoles({ api: true, worker: false, scheduler: false }, o));
+  program
+    .command('worker')
+    .description('Run only scan workers; start as many as you like, on any machine, against one PostgreSQL (DATABASE_URL).')
+    .action(() => runRoles({ api: false, worker: true, scheduler: false }, {}));
+  program
+    .command('scheduler')
+    .description('Run only the scheduler (fires scheduled scans); several may run, each period fires once.')
+    .action(() => runRoles({ api: false, worker: false, scheduler: true }, {}));
 
   program
     .command('migrate')

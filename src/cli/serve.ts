@@ -1,58 +1,96 @@
-/** `rampart serve`: the API (and, as later roles land, the workers) in one process. */
+/**
+ * The long-running roles. `rampart serve` is all of them in one process (the embedded default);
+ * `rampart api`, `rampart worker` and `rampart scheduler` run one role each, for scale-out on
+ * PostgreSQL.
+ */
 import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { migrateToLatest, openStore } from '../db/database.js';
 import { countUsers } from '../accounts/users.service.js';
+import { createAddressGuard } from '../shared/address-guard.js';
+import type { Logger } from '../shared/logger.js';
 import { VERSION } from '../shared/version.js';
+import { startBackground } from '../runs/background.js';
+import { RunQueue } from '../runs/run-queue.js';
 import { acquireLock, startAdminChannel } from './admin-channel.js';
 
+export interface Roles {
+  api: boolean;
+  worker: boolean;
+  scheduler: boolean;
+}
+
 export interface RunningServer {
-  app: FastifyInstance;
+  app: FastifyInstance | undefined;
+  log: Logger;
   stop(): Promise<void>;
 }
 
-export async function serve(config: Config): Promise<RunningServer> {
+export async function serve(config: Config, roles: Roles = { api: true, worker: true, scheduler: true }): Promise<RunningServer> {
   const started = performance.now();
   const embedded = !config.databaseUrl;
+  if (embedded && !roles.api) {
+    throw new Error('Separate worker and scheduler processes need a shared PostgreSQL store (set DATABASE_URL). On the embedded store, `rampart serve` runs the workers and the scheduler itself.');
+  }
   const releaseLock = embedded ? acquireLock(config.dataDir) : () => {};
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema });
+  const queue = new RunQueue();
   let stopAdmin: () => Promise<void> = async () => {};
   let app: FastifyInstance | undefined;
+  let log: Logger = pino({ level: config.logLevel });
   try {
     const applied = await migrateToLatest(store);
-    app = await buildApp({ config, store });
-    if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');
-    await app.listen({ port: config.port, host: config.host });
-    if (embedded) stopAdmin = await startAdminChannel(config.dataDir, store);
+    if (roles.api) {
+      app = await buildApp({ config, store, queue });
+      log = app.log;
+      await app.listen({ port: config.port, host: config.host });
+      if (embedded) stopAdmin = await startAdminChannel(config.dataDir, store);
+    }
+    if (applied.length) log.info({ migrations: applied }, 'applied migrations');
   } catch (error) {
     await app?.close();
     await store.close();
     releaseLock();
     throw error;
   }
-  const log = app.log;
-  log.info(
-    { version: VERSION, store: embedded ? `pglite:${config.dataDir}` : 'postgres', base_url: config.baseUrl, startup_ms: Math.round(performance.now() - started) },
-    `Rampart ${VERSION} listening on ${config.baseUrl}`,
-  );
-  if ((await countUsers(store.db)) === 0) {
-    log.info(
-      'The store has no accounts yet. Create the first one and its API key with:\n' +
-        '  npx rampart user create --email you@example.com --password "<at least 8 characters>" --role admin\n' +
-        '  npx rampart key create --email you@example.com\n' +
-        `then exchange the key: curl -X POST "${config.baseUrl}/api/token?key=<key>"`,
-    );
+  const background = startBackground({
+    db: store.db,
+    config,
+    guard: app?.ctx.guard ?? createAddressGuard(config.allowTargets),
+    queue,
+    log,
+    worker: roles.worker,
+    scheduler: roles.scheduler,
+  });
+
+  const role = Object.entries(roles).filter(([, on]) => on).map(([name]) => name).join('+');
+  const details = { version: VERSION, roles: role, store: embedded ? `pglite:${config.dataDir}` : 'postgres', startup_ms: Math.round(performance.now() - started) };
+  if (app) {
+    log.info({ ...details, base_url: config.baseUrl }, `Rampart ${VERSION} listening on ${config.baseUrl}`);
+    if ((await countUsers(store.db)) === 0) {
+      log.info(
+        {},
+        'The store has no accounts yet. Create the first one and its API key with:\n' +
+          '  npx rampart user create --email you@example.com --password "<at least 8 characters>" --role admin\n' +
+          '  npx rampart key create --email you@example.com\n' +
+          `then exchange the key: curl -X POST "${config.baseUrl}/api/token?key=<key>"`,
+      );
+    }
+  } else {
+    log.info(details, `Rampart ${VERSION} ${role} started`);
   }
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      log.info('shutting down');
+      log.info({}, 'shutting down');
       await stopAdmin();
-      await app!.close();
+      await app?.close();
+      await background.stop();
       await store.close();
       releaseLock();
     })());
-  return { app, stop };
+  return { app, log, stop };
 }

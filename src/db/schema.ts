@@ -49,12 +49,121 @@ export interface AgentRegistrationsTable {
   created_at: CreatedAt;
 }
 
+export type ScanType = 'Rampart' | 'OpenVas' | 'ZAP' | 'Nuclei';
+export type ScanFrequency = 'One-time' | 'Daily' | 'Weekly' | 'Monthly' | 'Quarterly' | 'Yearly' | 'Unmanaged';
+export type RunStatus = 'current' | 'completed';
+export type RunOutcome = 'succeeded' | 'failed' | 'cancelled';
+export type ThreatLevel = 'Critical' | 'High' | 'Medium' | 'Low' | 'Informational';
+
+export interface ScansTable {
+  id: Generated<number>;
+  uuid: string;
+  user_id: number;
+  scan_name: string;
+  scan_type: ScanType;
+  /** The targets as normalised text, separated by ", ". */
+  scan_target: string;
+  /** The parsed targets (`ParsedTarget[]` of scans/targets.ts). */
+  targets: ColumnType<unknown, string, string>;
+  zap_authenticated: Generated<boolean>;
+  /** Storage path of the login script, relative to the data directory. */
+  zap_login_script: string | null;
+  include_attack_narrative: Generated<boolean>;
+  scan_frequency: ScanFrequency;
+  scan_start_date: string | null;
+  scan_start_time: string | null;
+  scan_time_zone: string;
+  scan_email: string;
+  /** First occurrence as local wall-clock `YYYY-MM-DDTHH:mm`; recurring runs repeat from it. */
+  schedule_anchor: string | null;
+  next_run_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface RunsTable {
+  id: Generated<number>;
+  scan_id: number;
+  run_index: number;
+  status: ColumnType<RunStatus, RunStatus | undefined, RunStatus>;
+  outcome: RunOutcome | null;
+  progress: ColumnType<string, string | undefined, string>;
+  progress_percent: ColumnType<number, number | undefined, number>;
+  trigger: 'create' | 'schedule' | 'rerun';
+  scheduled_for: Date | null;
+  engine: string | null;
+  engine_version: string | null;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  error: string | null;
+  hosts_up: Generated<number>;
+  hosts_down: Generated<number>;
+  findings_count: Generated<number>;
+  queued_at: CreatedAt;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface TargetsTable {
+  id: Generated<number>;
+  user_id: number;
+  target: string;
+  type: 'Domain' | 'Ip';
+  description: string | null;
+  status: ColumnType<'Active' | 'Inactive' | 'Unknown', 'Active' | 'Inactive' | 'Unknown' | undefined, 'Active' | 'Inactive' | 'Unknown'>;
+  last_scan: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface FindingsTable {
+  id: Generated<number>;
+  user_id: number;
+  scan_id: number;
+  target_id: number | null;
+  run_id: number | null;
+  run_index: number;
+  fingerprint: string;
+  name: string;
+  description: string;
+  solution: string;
+  threat: ThreatLevel;
+  cvss_base: number | null;
+  cvss_vector: string | null;
+  cve: string[];
+  cwe: string | null;
+  hostname: string;
+  host_ip: string;
+  port: number | null;
+  protocol: string | null;
+  service: string | null;
+  scan_type: string;
+  engine: string;
+  rule_id: string;
+  evidence: string;
+  references: string[];
+  status: ColumnType<'Unresolved' | 'Accepted' | 'False Positive', 'Unresolved' | 'Accepted' | 'False Positive' | undefined, 'Unresolved' | 'Accepted' | 'False Positive'>;
+  first_seen_at: CreatedAt;
+  last_seen_at: UpdatedAt;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   agent_registrations: AgentRegistrationsTable;
+  scans: ScansTable;
+  runs: RunsTable;
+  targets: TargetsTable;
+  findings: FindingsTable;
 }
+
+export type Scan = Selectable<ScansTable>;
+export type Run = Selectable<RunsTable>;
+export type TargetRow = Selectable<TargetsTable>;
 
 export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -8,6 +8,9 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { TokenService } from '../auth/tokens.service.js';
+import type { RunQueue } from '../runs/run-queue.js';
+import type { ScanDeps } from '../scans/scans.service.js';
+import type { Guard } from '../scans/scans.validation.js';
 import { authenticateBearer, type Principal } from '../auth/auth.service.js';
 import { unauthenticated } from '../shared/errors.js';
 
@@ -16,6 +19,13 @@ export interface AppContext {
   db: Db;
   tokens: TokenService;
   mailer: Mailer;
+  /** Decides which addresses managed scans may reach (RAMPART_ALLOW_TARGETS). */
+  guard: Guard;
+  /** Wakes this process's workers when a run is queued; cancels runs of deleted scans. */
+  queue: RunQueue;
+  clock: () => Date;
+  /** What the scan service needs, assembled once. */
+  scans: ScanDeps;
 }
 
 declare module 'fastify' {

@@ -26,7 +26,8 @@ function messageOf(error: FastifySchemaValidationError, field: string): string {
     case 'required':
       return `The ${f} field is required.`;
     case 'type': {
-      const type = String(p.type);
+      // A nullable field reports `string,null`: name the real type.
+      const type = String(p.type).split(',')[0] ?? 'value';
       if (type === 'boolean') return `The ${f} field must be true or false.`;
       if (type === 'integer') return `The ${f} field must be an integer.`;
       if (type === 'array') return `The ${f} field must be an array.`;

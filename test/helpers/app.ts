@@ -67,7 +67,7 @@ export interface TestApp {
 
 export async function buildTestApp(
   t: TestContext,
-  options: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer; store?: Store } = {},
+  options: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer; store?: Store; clock?: () => Date } = {},
 ): Promise<TestApp> {
   const dataDir = await tempDir(t);
   const config = loadConfig(
@@ -75,7 +75,13 @@ export async function buildTestApp(
     options.config,
   );
   const store = options.store ?? (await openTestStore(t)).store;
-  const app = await buildApp({ config, store, logLevel: 'silent', ...(options.mailer ? { mailer: options.mailer } : {}) });
+  const app = await buildApp({
+    config,
+    store,
+    logLevel: 'silent',
+    ...(options.mailer ? { mailer: options.mailer } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   t.after(() => app.close());
   return { app, store, config, dataDir };
 }

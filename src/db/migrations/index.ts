@@ -4,7 +4,9 @@
  */
 import type { Migration } from 'kysely';
 import * as foundation from './0001-foundation.js';
+import * as scansRuns from './0002-scans-runs.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-scans-runs': scansRuns,
 };

@@ -1,0 +1,72 @@
+/**
+ * A bounded queue from the scan's workers to the engine's async iterator. Bounded so that a slow
+ * consumer (the orchestrator writing to the database) slows the scan down instead of letting
+ * events pile up in memory.
+ */
+
+/** A single-consumer async queue with back-pressure. */
+export class EventChannel<T extends object> implements AsyncIterable<T> {
+  private readonly items: T[] = [];
+  private readonly spaceWaiters: Array<() => void> = [];
+  private itemWaiter: (() => void) | undefined;
+  private closed = false;
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly capacity: number) {}
+
+  /**
+   * Queues an item; resolves once there is room for it. After `close` or `cancel` the item is
+   * dropped and the call resolves at once, so producers never hang on a consumer that left.
+   */
+  async push(item: T): Promise<void> {
+    while (!this.closed && this.items.length >= this.capacity) {
+      await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
+    }
+    if (this.closed) return;
+    this.items.push(item);
+    this.wakeConsumer();
+  }
+
+  /** No more items: the consumer drains what is queued, then ends (or throws `error`). */
+  close(error?: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (error !== undefined) this.failure = { error };
+    this.releaseProducers();
+    this.wakeConsumer();
+  }
+
+  /** The consumer left: drop what is queued and end the iteration without draining. */
+  cancel(): void {
+    this.items.length = 0;
+    this.close();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for (;;) {
+      const item = this.items.shift();
+      if (item !== undefined) {
+        this.spaceWaiters.shift()?.();
+        yield item;
+        continue;
+      }
+      if (this.closed) {
+        if (this.failure !== undefined) throw this.failure.error;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        this.itemWaiter = resolve;
+      });
+    }
+  }
+
+  private wakeConsumer(): void {
+    const waiter = this.itemWaiter;
+    this.itemWaiter = undefined;
+    waiter?.();
+  }
+
+  private releaseProducers(): void {
+    for (const waiter of this.spaceWaiters.splice(0)) waiter();
+  }
+}

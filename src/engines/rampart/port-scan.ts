@@ -1,0 +1,86 @@
+/**
+ * One TCP connect probe: connect with a timeout, read the banner of an open port, and always
+ * destroy the socket. Callers pass literal addresses only (already allowed by the address
+ * guard), so `net` never does a DNS look-up of its own here.
+ */
+import net from 'node:net';
+import { readBanner } from './banner.js';
+
+/** What a probe learned about one port. */
+export type ProbeResult =
+  /** Connected; `banner` holds what the service sent unprompted (empty if nothing). */
+  | { state: 'open'; banner: Buffer }
+  /** Refused with a RST: nothing listens, but the host answered. */
+  | { state: 'closed' }
+  /** No answer within the connect timeout: dropped by a firewall, or no host there. */
+  | { state: 'filtered' }
+  /** The network said no route (ICMP unreachable): says nothing reliable about the host. */
+  | { state: 'unreachable'; code: string }
+  /** A local failure (out of sockets, a local firewall rule): the target is not to blame. */
+  | { state: 'error'; code: string };
+
+/** The outcome of a connection attempt; a connected socket belongs to the caller. */
+export type ConnectOutcome =
+  | { state: 'connected'; socket: net.Socket }
+  | Exclude<ProbeResult, { state: 'open' }>
+  | { state: 'aborted' };
+
+const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
+
+/**
+ * Opens a TCP connection to `address:port` within `timeoutMs`. On any outcome but `connected`
+ * the socket is already destroyed and no timer is left behind; on abort it resolves
+ * `{state: 'aborted'}` at once. Later checks (TLS, HTTP) can reuse it to get a socket.
+ */
+export function connectTcp(address: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<ConnectOutcome> {
+  if (signal.aborted) return Promise.resolve({ state: 'aborted' });
+  return new Promise((resolve) => {
+    const socket = new net.Socket();
+    // Errors that arrive after we settled (a RST while the caller reads) must not crash the process.
+    socket.on('error', () => undefined);
+
+    const settle = (outcome: ConnectOutcome): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      socket.off('connect', onConnect).off('error', onError);
+      if (outcome.state !== 'connected') socket.destroy();
+      resolve(outcome);
+    };
+    const onAbort = (): void => settle({ state: 'aborted' });
+    const onConnect = (): void => settle({ state: 'connected', socket });
+    const onError = (error: NodeJS.ErrnoException): void => settle(classifyConnectError(error));
+    const timer = setTimeout(() => settle({ state: 'filtered' }), timeoutMs);
+
+    signal.addEventListener('abort', onAbort, { once: true });
+    socket.once('connect', onConnect).once('error', onError);
+    socket.connect({ host: address, port });
+  });
+}
+
+/**
+ * Probes one port: connect, then on success read the banner for up to `readTimeoutMs`.
+ * Resolves null when `signal` aborted (the socket is destroyed either way).
+ */
+export async function probeTcpPort(
+  address: string,
+  port: number,
+  options: { connectTimeoutMs: number; readTimeoutMs: number; signal: AbortSignal },
+): Promise<ProbeResult | null> {
+  const outcome = await connectTcp(address, port, options.connectTimeoutMs, options.signal);
+  if (outcome.state === 'aborted') return null;
+  if (outcome.state !== 'connected') return outcome;
+  try {
+    const banner = await readBanner(outcome.socket, options.readTimeoutMs, options.signal);
+    return banner === null ? null : { state: 'open', banner };
+  } finally {
+    outcome.socket.destroy();
+  }
+}
+
+function classifyConnectError(error: NodeJS.ErrnoException): ConnectOutcome {
+  const code = error.code ?? 'UNKNOWN';
+  if (code === 'ECONNREFUSED') return { state: 'closed' };
+  if (code === 'ETIMEDOUT') return { state: 'filtered' };
+  if (UNREACHABLE_CODES.has(code)) return { state: 'unreachable', code };
+  return { state: 'error', code };
+}

@@ -1,0 +1,109 @@
+/**
+ * Rampart's own network scanning engine. This slice: target expansion, TCP connect port scan,
+ * passive banners, host liveness and one Informational finding per open port. Later stages
+ * (service detection, TLS and HTTP checks, CVE matching) run after `scanPorts` on what it found.
+ *
+ * Abort semantics: once `job.signal` aborts, no further event is yielded; in-flight sockets are
+ * destroyed, and the iteration returns normally (it does not throw) as soon as the scan's
+ * workers have let go of their sockets and timers. The orchestrator knows it aborted.
+ */
+import { EngineError, type Engine, type EngineEvent, type EngineJob, type EngineLimits } from '../engine.js';
+import { EventChannel } from './channel.js';
+import { resolvePorts, type PortSet } from './ports.js';
+import { scanPorts } from './scan.js';
+import { planTargets, resolveWithSystemDns, type ResolveHost } from './targets.js';
+
+/** Version recorded on each run; bump it when what the engine finds changes. */
+export const RAMPART_ENGINE_VERSION = '0.1.0';
+
+/** Seams for tests; production uses the defaults. */
+export interface RampartEngineOptions {
+  /** Host-name resolver (default: the system resolver, A and AAAA). */
+  resolveHost?: ResolveHost;
+}
+
+/** Events buffered between the scan and a slow consumer before the scan waits. */
+const CHANNEL_CAPACITY = 64;
+
+/** Node's timers overflow past this many milliseconds (and then fire at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The built-in network scanner. `run` validates the job on its first `next()`: a bad port list,
+ * target or limit throws `EngineError('config')` before anything is sent; an unexpected failure
+ * during the scan ends it with `EngineError('internal')`.
+ */
+export function createRampartEngine(options: RampartEngineOptions = {}): Engine {
+  const resolveHost = options.resolveHost ?? resolveWithSystemDns;
+  return {
+    name: 'rampart',
+    version: RAMPART_ENGINE_VERSION,
+    run: (job) => runJob(job, resolveHost),
+  };
+}
+
+async function* runJob(job: EngineJob, resolveHost: ResolveHost): AsyncGenerator<EngineEvent, void, undefined> {
+  const ports = resolvePorts(job.ports);
+  validateLimits(job.limits);
+  if (job.signal.aborted) return;
+
+  // Our own controller also stops the scan when the consumer leaves early (break / return()).
+  const stop = new AbortController();
+  const channel = new EventChannel<EngineEvent>(CHANNEL_CAPACITY);
+  const onAbort = (): void => {
+    stop.abort(job.signal.reason);
+    channel.cancel();
+  };
+  job.signal.addEventListener('abort', onAbort, { once: true });
+  const producer = produceEvents(job, ports, resolveHost, stop.signal, (event) => channel.push(event)).then(
+    () => channel.close(),
+    (error: unknown) => channel.close(toEngineError(error)),
+  );
+  try {
+    for await (const event of channel) {
+      if (job.signal.aborted) return;
+      yield event;
+    }
+  } finally {
+    job.signal.removeEventListener('abort', onAbort);
+    stop.abort();
+    channel.cancel();
+    await producer;
+  }
+}
+
+async function produceEvents(
+  job: EngineJob,
+  ports: PortSet,
+  resolveHost: ResolveHost,
+  signal: AbortSignal,
+  emit: (event: EngineEvent) => Promise<void>,
+): Promise<void> {
+  const plan = await planTargets(job.targets, { resolveHost, timeoutMs: job.limits.connectTimeoutMs, signal });
+  if (signal.aborted) return;
+  for (const { hostname, reason } of plan.unresolved) {
+    await emit({ type: 'log', level: 'warn', message: `Could not resolve ${hostname} (${reason}); reported down.` });
+    // A name that gave no address is reported under its name: the glossary's host is "an address (or name)".
+    await emit({ type: 'host', hostname, address: hostname, state: 'down' });
+  }
+  await scanPorts({ groups: plan.groups, ports, guard: job.guard, limits: job.limits, signal, emit });
+  if (signal.aborted) return;
+  await emit({ type: 'progress', percent: 100 });
+}
+
+function validateLimits(limits: EngineLimits): void {
+  const check = (ok: boolean, message: string): void => {
+    if (!ok) throw new EngineError('config', message);
+  };
+  const isMs = (value: number, min: number): boolean => Number.isInteger(value) && value >= min && value <= MAX_TIMER_MS;
+  check(isMs(limits.connectTimeoutMs, 1), `connectTimeoutMs must be an integer from 1 to ${MAX_TIMER_MS}.`);
+  check(isMs(limits.readTimeoutMs, 0), `readTimeoutMs must be an integer from 0 to ${MAX_TIMER_MS}.`);
+  check(Number.isInteger(limits.maxConcurrency) && limits.maxConcurrency >= 1, 'maxConcurrency must be an integer of at least 1.');
+  check(Number.isFinite(limits.ratePerSecond) && limits.ratePerSecond >= 0, 'ratePerSecond must be 0 (no limit) or more.');
+}
+
+function toEngineError(error: unknown): EngineError {
+  if (error instanceof EngineError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new EngineError('internal', `The Rampart scan failed: ${message}`, { cause: error });
+}

@@ -1,0 +1,72 @@
+/**
+ * Storing what engines find. The identity of a finding (its fingerprint) is the weakness on a
+ * host and port for an account: the CVE when there is one, else the rule id. So a finding seen
+ * again, by a later run or another engine, updates the same record and keeps its triage status.
+ */
+import type { Insertable } from 'kysely';
+import { sha256Hex } from '../shared/crypto.js';
+import type { Db } from '../db/database.js';
+import type { FindingsTable } from '../db/schema.js';
+import type { Finding } from '../engines/engine.js';
+import { upsertFindings } from './findings.queries.js';
+
+/** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~26 columns a row. */
+export const FINDINGS_BATCH = 200;
+
+export interface FindingContext {
+  userId: number;
+  scanId: number;
+  runId: number;
+  runIndex: number;
+  scanType: string;
+  engine: string;
+  /** Target ids by host name, for linking findings to targets. */
+  targetIds: Map<string, number>;
+}
+
+export function fingerprintOf(userId: number, f: Pick<Finding, 'hostname' | 'port' | 'protocol' | 'cve' | 'ruleId'>): string {
+  const identity = f.cve.length > 0 ? [...f.cve].sort()[0] : f.ruleId;
+  return sha256Hex([userId, f.hostname.toLowerCase(), f.port ?? '', f.protocol ?? '', identity].join('|'));
+}
+
+function toRow(ctx: FindingContext, f: Finding): Insertable<FindingsTable> {
+  return {
+    user_id: ctx.userId,
+    scan_id: ctx.scanId,
+    target_id: ctx.targetIds.get(f.hostname) ?? null,
+    run_id: ctx.runId,
+    run_index: ctx.runIndex,
+    fingerprint: fingerprintOf(ctx.userId, f),
+    name: f.name,
+    description: f.description,
+    solution: f.solution,
+    threat: f.threat,
+    cvss_base: f.cvssBase,
+    cvss_vector: f.cvssVector,
+    cve: f.cve,
+    cwe: f.cwe,
+    hostname: f.hostname,
+    host_ip: f.hostIp,
+    port: f.port,
+    protocol: f.protocol,
+    service: f.service,
+    scan_type: ctx.scanType,
+    engine: ctx.engine,
+    rule_id: f.ruleId,
+    evidence: f.evidence,
+    references: f.references,
+  };
+}
+
+/** Stores a batch of findings; the same finding twice in one batch is stored once. */
+export async function recordFindings(db: Db, ctx: FindingContext, findings: Finding[]): Promise<number> {
+  const unique = new Map<string, Insertable<FindingsTable>>();
+  for (const f of findings) {
+    const row = toRow(ctx, f);
+    unique.set(row.fingerprint, row);
+  }
+  let stored = 0;
+  const rows = [...unique.values()];
+  for (let i = 0; i < rows.length; i += FINDINGS_BATCH) stored += await upsertFindings(db, rows.slice(i, i + FINDINGS_BATCH));
+  return stored;
+}

@@ -1,0 +1,17 @@
+/** Schema helpers shared by route modules. */
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** `schema` or null, as one JSON Schema `type` array (one clear validation message, not an anyOf). */
+export function Nullable<T extends TSchema>(schema: T) {
+  const inner = schema as unknown as Record<string, unknown>;
+  return Type.Unsafe<Static<T> | null>({ ...inner, type: [inner.type, 'null'] });
+}
+
+/** A string enum as a plain JSON Schema `enum` (one "The selected x is invalid." message). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** Laravel's paginated-resource envelope around `item` (DESIGN.md "Pagination"). */
+export const UuidParamsSchema = Type.Object({ uuid: Type.String({ description: 'The scan uuid' }) });
+export const MessageSchema = Type.Object({ message: Type.String() });

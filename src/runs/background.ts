@@ -1,0 +1,49 @@
+/** Starts the background roles — run workers and the scheduler — over one store. */
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { AddressGuard } from '../shared/address-guard.js';
+import type { Logger } from '../shared/logger.js';
+import { createEngineRegistry, type EngineRegistry } from './engines.js';
+import type { RunQueue } from './run-queue.js';
+import { Scheduler } from './scheduler.js';
+import { RunWorker } from './worker.js';
+
+export interface BackgroundOptions {
+  db: Db;
+  config: Config;
+  guard: AddressGuard;
+  queue: RunQueue;
+  log: Logger;
+  worker: boolean;
+  scheduler: boolean;
+  engines?: EngineRegistry;
+}
+
+export interface Background {
+  worker: RunWorker | undefined;
+  scheduler: Scheduler | undefined;
+  stop(): Promise<void>;
+}
+
+export function startBackground(options: BackgroundOptions): Background {
+  const { db, config, queue, log } = options;
+  const worker = options.worker
+    ? new RunWorker(
+        { db, config, guard: options.guard, engines: options.engines ?? createEngineRegistry(), log },
+        { concurrency: config.worker.concurrency, leaseSeconds: config.worker.leaseSeconds, pollMs: config.worker.pollMs, queue },
+      )
+    : undefined;
+  const scheduler = options.scheduler ? new Scheduler(db, { intervalMs: config.schedulerIntervalMs, queue, log }) : undefined;
+  worker?.start();
+  scheduler?.start();
+  if (worker) log.info({ worker: worker.id, concurrency: config.worker.concurrency }, 'run worker started');
+  if (scheduler) log.info({ interval_ms: config.schedulerIntervalMs }, 'scheduler started');
+  return {
+    worker,
+    scheduler,
+    async stop() {
+      await scheduler?.stop();
+      await worker?.stop();
+    },
+  };
+}

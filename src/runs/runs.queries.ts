@@ -1,0 +1,149 @@
+/**
+ * SQL for runs. The runs table is also the work queue: a current run without a live lease is
+ * waiting for a worker; workers claim with FOR UPDATE SKIP LOCKED and keep a lease alive with
+ * heartbeats. Every write by a worker is conditioned on it still owning the lease.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Run, RunOutcome } from '../db/schema.js';
+
+export const AWAITING_AGENT = 'Awaiting agent';
+
+/**
+ * Adds a current run with the next run_index. Returns undefined when the scan already has a
+ * current run, or (for a scheduled run) when that period already has its run.
+ */
+export async function insertRun(
+  db: Db,
+  run: { scanId: number; trigger: 'create' | 'schedule' | 'rerun'; scheduledFor?: Date | null; progress?: string },
+): Promise<Run | undefined> {
+  const result = await sql<Run>`
+    insert into runs (scan_id, run_index, trigger, scheduled_for, progress)
+    select ${run.scanId}, coalesce(max(run_index) + 1, 0), ${run.trigger}, ${run.scheduledFor ?? null}, ${run.progress ?? 'Queued'}
+    from runs where scan_id = ${run.scanId}
+    on conflict do nothing
+    returning *`.execute(db);
+  return result.rows[0];
+}
+
+/**
+ * Claims the oldest claimable run: queued, or current with an expired lease (its worker died) and
+ * attempts left. The claim sets the lease and counts the attempt.
+ */
+export async function claimRun(db: Db, workerId: string, leaseSeconds: number, maxAttempts: number): Promise<Run | undefined> {
+  const result = await sql<Run>`
+    update runs set
+      lease_owner = ${workerId},
+      lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
+      attempts = attempts + 1,
+      started_at = coalesce(started_at, now()),
+      progress = 'Running ' || progress_percent || '%'
+    where id = (
+      select id from runs
+      where status = 'current' and progress <> ${AWAITING_AGENT}
+        and (lease_owner is null or (lease_expires_at < now() and attempts < ${maxAttempts}))
+      order by queued_at, id
+      limit 1
+      for update skip locked
+    )
+    returning *`.execute(db);
+  return result.rows[0];
+}
+
+/** Fails runs whose lease expired with no attempts left; returns them. */
+export async function failAbandonedRuns(db: Db, maxAttempts: number, error: string): Promise<Run[]> {
+  const result = await sql<Run>`
+    update runs set status = 'completed', outcome = 'failed', progress = 'Failed', error = ${error},
+      completed_at = now(), lease_owner = null, lease_expires_at = null
+    where id in (
+      select id from runs
+      where status = 'current' and lease_owner is not null and lease_expires_at < now() and attempts >= ${maxAttempts}
+      for update skip locked
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/** Extends the lease; false when the run is gone (scan deleted) or another worker owns it now. */
+export async function renewLease(db: Db, runId: number, workerId: string, leaseSeconds: number): Promise<boolean> {
+  const row = await db
+    .updateTable('runs')
+    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where('id', '=', runId)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'current')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function recordProgress(
+  db: Db,
+  runId: number,
+  workerId: string,
+  fields: { percent: number; engine?: string; engineVersion?: string; hostsUp?: number; hostsDown?: number; findings?: number },
+): Promise<boolean> {
+  const row = await db
+    .updateTable('runs')
+    .set({
+      progress_percent: fields.percent,
+      progress: `Running ${fields.percent}%`,
+      ...(fields.engine ? { engine: fields.engine, engine_version: fields.engineVersion ?? null } : {}),
+      ...(fields.hostsUp !== undefined ? { hosts_up: fields.hostsUp } : {}),
+      ...(fields.hostsDown !== undefined ? { hosts_down: fields.hostsDown } : {}),
+      ...(fields.findings !== undefined ? { findings_count: fields.findings } : {}),
+    })
+    .where('id', '=', runId)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'current')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function finishRun(
+  db: Db,
+  runId: number,
+  workerId: string,
+  result: { outcome: RunOutcome; error: string | null; hostsUp: number; hostsDown: number; findings: number },
+): Promise<Run | undefined> {
+  return db
+    .updateTable('runs')
+    .set({
+      status: 'completed',
+      outcome: result.outcome,
+      progress: result.outcome === 'succeeded' ? 'Completed' : 'Failed',
+      progress_percent: result.outcome === 'succeeded' ? 100 : sql`progress_percent`,
+      error: result.error,
+      hosts_up: result.hostsUp,
+      hosts_down: result.hostsDown,
+      findings_count: result.findings,
+      completed_at: sql`now()`,
+      lease_owner: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', runId)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'current')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function listRuns(db: Db, scanId: number): Promise<Run[]> {
+  return db.selectFrom('runs').selectAll().where('scan_id', '=', scanId).orderBy('run_index').execute();
+}
+
+export function findCurrentRun(db: Db, scanId: number): Promise<Run | undefined> {
+  return db.selectFrom('runs').selectAll().where('scan_id', '=', scanId).where('status', '=', 'current').executeTakeFirst();
+}
+
+/** Gives a run back to the queue without counting the attempt (its worker is shutting down). */
+export async function releaseLease(db: Db, runId: number, workerId: string): Promise<void> {
+  await db
+    .updateTable('runs')
+    .set({ lease_owner: null, lease_expires_at: null, attempts: sql`greatest(attempts - 1, 0)`, progress: 'Queued' })
+    .where('id', '=', runId)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'current')
+    .execute();
+}

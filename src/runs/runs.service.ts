@@ -1,0 +1,60 @@
+/** Runs as the API shows them, and queueing new ones. */
+import type { Db } from '../db/database.js';
+import type { Run, Scan } from '../db/schema.js';
+import type { RunResource } from '../scans/scans.schema.js';
+import * as runs from './runs.queries.js';
+import type { RunQueue } from './run-queue.js';
+
+export { AWAITING_AGENT } from './runs.queries.js';
+
+/** Queues a run; undefined when the scan already has a current run (or the period its run). */
+export async function enqueueRun(
+  db: Db,
+  queue: RunQueue | undefined,
+  run: { scanId: number; trigger: 'create' | 'schedule' | 'rerun'; scheduledFor?: Date | null; progress?: string },
+): Promise<Run | undefined> {
+  const created = await runs.insertRun(db, run);
+  if (created) queue?.notify();
+  return created;
+}
+
+export const findCurrentRun = runs.findCurrentRun;
+
+export function toRunResource(run: Run): RunResource {
+  return {
+    run_index: run.run_index,
+    run_folder: run.id,
+    status: run.status,
+    outcome: run.outcome,
+    completed_at: run.completed_at?.toISOString() ?? null,
+    scan_progress: run.progress,
+    // Reports are rendered from completed runs; the report formats arrive with the reports module.
+    available_formats: [],
+    trigger: run.trigger,
+    engine: run.engine,
+    engine_version: run.engine_version,
+    queued_at: run.queued_at.toISOString(),
+    started_at: run.started_at?.toISOString() ?? null,
+    error: run.error,
+    hosts_up: run.hosts_up,
+    hosts_down: run.hosts_down,
+    findings_count: run.findings_count,
+  };
+}
+
+/** GET /api/scans/{uuid}/runs. */
+export async function runsSummary(db: Db, scan: Scan) {
+  const all = await runs.listRuns(db, scan.id);
+  const latest = all.at(-1);
+  return {
+    scan: {
+      uuid: scan.uuid,
+      name: scan.scan_name,
+      type: scan.scan_type,
+      current_progress: latest?.progress ?? (scan.next_run_at ? 'Scheduled' : 'Not started'),
+      run_count: all.filter((r) => r.status === 'completed').length,
+      total_runs: all.length,
+    },
+    runs: all.map(toRunResource),
+  };
+}

@@ -1,0 +1,40 @@
+/** The link between a stored scan and the schedule math of schedule.ts. */
+import type { Scan } from '../db/schema.js';
+import { nextOccurrence, nextOccurrenceAfter, occurrence, type Schedule } from './schedule.js';
+
+/** `YYYY-MM-DDTHH:mm`, the anchor as stored on the scan. */
+export function formatAnchor(schedule: Schedule): string {
+  const { date, time } = schedule.anchor;
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(date.year, 4)}-${p(date.month)}-${p(date.day)}T${p(time.hour)}:${p(time.minute)}`;
+}
+
+/** The scan's schedule, or null for an Unmanaged scan. */
+export function scheduleOf(scan: Scan): Schedule | null {
+  if (scan.scan_frequency === 'Unmanaged' || !scan.schedule_anchor) return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(scan.schedule_anchor);
+  if (!m) return null;
+  const [year, month, day, hour, minute] = m.slice(1).map(Number) as [number, number, number, number, number];
+  return { frequency: scan.scan_frequency, anchor: { date: { year, month, day }, time: { hour, minute } }, timeZone: scan.scan_time_zone };
+}
+
+/**
+ * When a new scan first runs. Without a start date or time it runs now (and recurring scans then
+ * repeat from now). With one, it runs at the first occurrence not in the past; a One-time scan
+ * whose start has passed runs now.
+ */
+export function firstRun(schedule: Schedule, now: Date, options: { explicitStart: boolean }): { runNow: boolean; nextRunAt: Date | null } {
+  if (schedule.frequency === 'One-time') {
+    const at = occurrence(schedule, 0);
+    return at.getTime() > now.getTime() ? { runNow: false, nextRunAt: at } : { runNow: true, nextRunAt: null };
+  }
+  if (!options.explicitStart) return { runNow: true, nextRunAt: nextOccurrenceAfter(schedule, now) };
+  const next = nextOccurrence(schedule, now);
+  return { runNow: false, nextRunAt: next };
+}
+
+/** After a scheduled firing: the first occurrence after now, so missed periods are not replayed. */
+export function advance(schedule: Schedule, now: Date): Date | null {
+  if (schedule.frequency === 'One-time') return null;
+  return nextOccurrenceAfter(schedule, now);
+}

@@ -1,0 +1,68 @@
+/** SQL for scans. Every read is scoped to the owning account. */
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Scan, ScansTable } from '../db/schema.js';
+
+export function insertScan(db: Db, scan: Insertable<ScansTable>): Promise<Scan> {
+  return db.insertInto('scans').values(scan).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findScan(db: Db, userId: number, uuid: string): Promise<Scan | undefined> {
+  return db.selectFrom('scans').selectAll().where('user_id', '=', userId).where('uuid', '=', uuid).executeTakeFirst();
+}
+
+export function findScanById(db: Db, id: number): Promise<Scan | undefined> {
+  return db.selectFrom('scans').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The account's scans, newest first, each with the progress of its latest run. */
+export function listScans(db: Db, userId: number) {
+  return db
+    .selectFrom('scans')
+    .selectAll('scans')
+    .select((eb) =>
+      eb
+        .selectFrom('runs')
+        .select('runs.progress')
+        .whereRef('runs.scan_id', '=', 'scans.id')
+        .orderBy('runs.run_index', 'desc')
+        .limit(1)
+        .as('current_progress'),
+    )
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function updateScan(db: Db, id: number, changes: Updateable<ScansTable>): Promise<Scan> {
+  return db
+    .updateTable('scans')
+    .set({ ...changes, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteScan(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('scans').where('id', '=', id).execute();
+}
+
+/**
+ * Locks up to `limit` scans due at `now`, skipping scans another scheduler holds: each due
+ * period is seen by exactly one scheduler.
+ */
+export function lockDueScans(db: Db, now: Date, limit: number): Promise<Scan[]> {
+  return db
+    .selectFrom('scans')
+    .selectAll()
+    .where('next_run_at', '<=', now)
+    .orderBy('next_run_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+export async function setNextRunAt(db: Db, id: number, nextRunAt: Date | null): Promise<void> {
+  await db.updateTable('scans').set({ next_run_at: nextRunAt }).where('id', '=', id).execute();
+}

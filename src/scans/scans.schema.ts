@@ -1,0 +1,94 @@
+/** Request and response schemas of the scan endpoints (spec "Scans", "Scan run summary"). */
+import { Type, type Static } from 'typebox';
+import { Nullable, StringEnum } from '../http/schemas.js';
+
+export const SCAN_TYPES = ['Rampart', 'OpenVas', 'ZAP', 'Nuclei'] as const;
+export const SCAN_FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quarterly', 'Yearly', 'Unmanaged'] as const;
+
+export const CreateScanBodySchema = Type.Object({
+  scan_name: Type.String({ minLength: 1, maxLength: 255 }),
+  scan_type: StringEnum(SCAN_TYPES),
+  scan_frequency: StringEnum(SCAN_FREQUENCIES),
+  scan_start_date: Type.Optional(Nullable(Type.String({ maxLength: 25, description: 'Free-form date, e.g. 2026-12-01 or Dec 1, 2026' }))),
+  scan_start_time: Type.Optional(Nullable(Type.String({ maxLength: 10, description: 'Clock time, e.g. 9:30 PM' }))),
+  scan_time_zone: Type.String({ minLength: 1, maxLength: 35, description: 'IANA time zone, e.g. Europe/Berlin' }),
+  scan_email: Type.String({ format: 'email', maxLength: 100 }),
+  scan_target: Type.String({ minLength: 1, description: 'Hosts, IPs or CIDR ranges (URLs for ZAP), separated by commas, spaces or newlines' }),
+  zap_authenticated: Type.Optional(Type.Boolean({ default: false })),
+  zap_login_script: Type.Optional(Nullable(Type.String({ contentEncoding: 'base64', description: 'Base64 of a Python login script' }))),
+  include_attack_narrative: Type.Optional(Type.Boolean({ default: false })),
+});
+export type CreateScanBody = Static<typeof CreateScanBodySchema>;
+
+export const UpdateScanBodySchema = Type.Object({
+  scan_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  zap_authenticated: Type.Optional(Type.Boolean()),
+  zap_login_script: Type.Optional(Type.String({ contentEncoding: 'base64' })),
+  remove_login_script: Type.Optional(Type.Boolean()),
+  include_attack_narrative: Type.Optional(Type.Boolean()),
+});
+export type UpdateScanBody = Static<typeof UpdateScanBodySchema>;
+
+export const ScanSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    uuid: Type.String({ format: 'uuid' }),
+    user_id: Type.Integer(),
+    scan_name: Type.String(),
+    scan_type: StringEnum(SCAN_TYPES),
+    scan_target: Type.String(),
+    zap_authenticated: Type.Boolean(),
+    zap_login_script: Nullable(Type.String({ description: 'Storage path of the login script, relative to the data directory' })),
+    include_attack_narrative: Type.Boolean(),
+    scan_frequency: StringEnum(SCAN_FREQUENCIES),
+    scan_start_date: Nullable(Type.String()),
+    scan_start_time: Nullable(Type.String()),
+    scan_time_zone: Type.String(),
+    scan_email: Type.String(),
+    next_run_at: Nullable(Type.String({ format: 'date-time' })),
+    current_progress: Nullable(Type.String({ description: 'Progress of the latest run' })),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Scan' },
+);
+export type ScanResource = Static<typeof ScanSchema>;
+
+export const RunSchema = Type.Object({
+  run_index: Type.Integer(),
+  run_folder: Type.Integer(),
+  status: StringEnum(['current', 'completed'] as const),
+  outcome: Nullable(StringEnum(['succeeded', 'failed', 'cancelled'] as const)),
+  completed_at: Nullable(Type.String({ format: 'date-time' })),
+  scan_progress: Type.String(),
+  available_formats: Type.Array(StringEnum(['pdf', 'csv', 'html', 'txt', 'xml'] as const)),
+  trigger: StringEnum(['create', 'schedule', 'rerun'] as const),
+  engine: Nullable(Type.String()),
+  engine_version: Nullable(Type.String()),
+  queued_at: Type.String({ format: 'date-time' }),
+  started_at: Nullable(Type.String({ format: 'date-time' })),
+  error: Nullable(Type.String()),
+  hosts_up: Type.Integer(),
+  hosts_down: Type.Integer(),
+  findings_count: Type.Integer(),
+});
+export type RunResource = Static<typeof RunSchema>;
+
+export const RunsSummarySchema = Type.Object({
+  scan: Type.Object({
+    uuid: Type.String(),
+    name: Type.String(),
+    type: Type.String(),
+    current_progress: Type.String(),
+    run_count: Type.Integer({ description: 'Completed runs' }),
+    total_runs: Type.Integer({ description: 'All runs, the current one included' }),
+  }),
+  runs: Type.Array(RunSchema),
+});
+
+export const SchedulePreviewSchema = Type.Object({
+  scan_frequency: StringEnum(SCAN_FREQUENCIES),
+  scan_time_zone: Type.String(),
+  next_run_at: Nullable(Type.String({ format: 'date-time' })),
+  upcoming: Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), local: Type.String() })),
+});

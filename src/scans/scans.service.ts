@@ -1,0 +1,190 @@
+/**
+ * Scans: create, list, show, update, delete, rerun, their runs and their schedule. Creating a
+ * scan records its targets and either queues the first run (due now) or sets next_run_at for the
+ * scheduler; Unmanaged scans wait for the local agent.
+ */
+import { randomUUID } from 'node:crypto';
+import { DateTime } from 'luxon';
+import { AppError, notFound, validationError } from '../shared/errors.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Scan, User } from '../db/schema.js';
+import { ensureTargets } from '../targets/targets.service.js';
+import { AWAITING_AGENT, enqueueRun, findCurrentRun, runsSummary } from '../runs/runs.service.js';
+import type { RunQueue } from '../runs/run-queue.js';
+import { removeLoginScript, storeLoginScript } from './login-scripts.js';
+import * as scans from './scans.queries.js';
+import type { CreateScanBody, ScanResource, UpdateScanBody } from './scans.schema.js';
+import { validateNewScan, validateScanUpdate, type Guard } from './scans.validation.js';
+import { scheduleOf, firstRun, formatAnchor } from './scan-schedule.js';
+import { buildSchedule, previewOccurrences } from './schedule.js';
+import { hostOf, type ParsedTarget } from './targets.js';
+
+export interface ScanDeps {
+  db: Db;
+  config: Config;
+  guard: Guard;
+  queue: RunQueue;
+  clock: () => Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The account's scan, or a 404 (another account's scan is not found, never forbidden). */
+export async function requireScan(db: Db, userId: number, uuid: string): Promise<Scan> {
+  const scan = UUID.test(uuid) ? await scans.findScan(db, userId, uuid.toLowerCase()) : undefined;
+  if (!scan) throw notFound('Scan');
+  return scan;
+}
+
+export function toScanResource(scan: Scan, currentProgress: string | null): ScanResource {
+  return {
+    id: scan.id,
+    uuid: scan.uuid,
+    user_id: scan.user_id,
+    scan_name: scan.scan_name,
+    scan_type: scan.scan_type,
+    scan_target: scan.scan_target,
+    zap_authenticated: scan.zap_authenticated,
+    zap_login_script: scan.zap_login_script,
+    include_attack_narrative: scan.include_attack_narrative,
+    scan_frequency: scan.scan_frequency,
+    scan_start_date: scan.scan_start_date,
+    scan_start_time: scan.scan_start_time,
+    scan_time_zone: scan.scan_time_zone,
+    scan_email: scan.scan_email,
+    next_run_at: scan.next_run_at?.toISOString() ?? null,
+    current_progress: currentProgress,
+    created_at: scan.created_at.toISOString(),
+    updated_at: scan.updated_at.toISOString(),
+  };
+}
+
+/** Host names a scan names directly (CIDR ranges become targets only for hosts that answer). */
+function namedHosts(targets: ParsedTarget[]): string[] {
+  return targets.filter((t) => t.kind !== 'cidr').map(hostOf);
+}
+
+export async function createScan(deps: ScanDeps, user: User, body: CreateScanBody): Promise<Scan> {
+  const { db, config } = deps;
+  const valid = await validateNewScan(body, {
+    role: user.role,
+    guard: deps.guard,
+    maxAddresses: config.maxTargetAddresses,
+    loginScriptMaxBytes: config.loginScriptMaxBytes,
+  });
+  const now = deps.clock();
+  const uuid = randomUUID();
+  const unmanaged = body.scan_frequency === 'Unmanaged';
+  const schedule = unmanaged
+    ? null
+    : buildSchedule({ frequency: body.scan_frequency as Exclude<typeof body.scan_frequency, 'Unmanaged'>, startDate: valid.startDate, startTime: valid.startTime, timeZone: body.scan_time_zone }, now);
+  const plan = schedule ? firstRun(schedule, now, { explicitStart: Boolean(valid.startDate || valid.startTime) }) : { runNow: false, nextRunAt: null };
+
+  const scriptPath = valid.loginScript === undefined ? null : await storeLoginScript(config.dataDir, uuid, valid.loginScript);
+  try {
+    const scan = await db.transaction().execute(async (trx) => {
+      const created = await scans.insertScan(trx, {
+        uuid,
+        user_id: user.id,
+        scan_name: body.scan_name.trim(),
+        scan_type: body.scan_type,
+        scan_target: valid.targets.map((t) => t.value).join(', '),
+        targets: JSON.stringify(valid.targets),
+        zap_authenticated: Boolean(body.zap_authenticated),
+        zap_login_script: scriptPath,
+        include_attack_narrative: Boolean(body.include_attack_narrative),
+        scan_frequency: body.scan_frequency,
+        scan_start_date: body.scan_start_date?.trim() || null,
+        scan_start_time: body.scan_start_time?.trim() || null,
+        scan_time_zone: body.scan_time_zone,
+        scan_email: body.scan_email.trim(),
+        schedule_anchor: schedule ? formatAnchor(schedule) : null,
+        next_run_at: plan.nextRunAt,
+      });
+      await ensureTargets(trx, user.id, namedHosts(valid.targets));
+      if (unmanaged) await enqueueRun(trx, undefined, { scanId: created.id, trigger: 'create', progress: AWAITING_AGENT });
+      else if (plan.runNow) await enqueueRun(trx, undefined, { scanId: created.id, trigger: 'create' });
+      return created;
+    });
+    if (plan.runNow) deps.queue.notify();
+    return scan;
+  } catch (error) {
+    await removeLoginScript(config.dataDir, scriptPath);
+    throw error;
+  }
+}
+
+export async function listScans(db: Db, userId: number): Promise<ScanResource[]> {
+  const rows = await scans.listScans(db, userId);
+  return rows.map((row) => toScanResource(row, row.current_progress ?? null));
+}
+
+export async function showScan(db: Db, userId: number, uuid: string): Promise<ScanResource> {
+  const scan = await requireScan(db, userId, uuid);
+  return toScanResource(scan, (await findCurrentRun(db, scan.id))?.progress ?? null);
+}
+
+export async function updateScan(deps: ScanDeps, user: User, uuid: string, body: UpdateScanBody): Promise<Scan> {
+  const { db, config } = deps;
+  const scan = await requireScan(db, user.id, uuid);
+  const valid = validateScanUpdate(body, scan, { role: user.role, loginScriptMaxBytes: config.loginScriptMaxBytes });
+  let scriptPath = scan.zap_login_script;
+  if (body.remove_login_script) {
+    await removeLoginScript(config.dataDir, scan.zap_login_script);
+    scriptPath = null;
+  } else if (valid.loginScript !== undefined) {
+    scriptPath = await storeLoginScript(config.dataDir, scan.uuid, valid.loginScript);
+  }
+  return scans.updateScan(db, scan.id, {
+    ...(body.scan_name !== undefined ? { scan_name: body.scan_name.trim() } : {}),
+    ...(body.include_attack_narrative !== undefined ? { include_attack_narrative: body.include_attack_narrative } : {}),
+    zap_login_script: scriptPath,
+    zap_authenticated: body.remove_login_script ? false : (body.zap_authenticated ?? (valid.loginScript !== undefined ? true : scan.zap_authenticated)),
+  });
+}
+
+/** Deletes the scan with its runs, findings and stored script; a current run is cancelled. */
+export async function deleteScan(deps: ScanDeps, userId: number, uuid: string): Promise<void> {
+  const scan = await requireScan(deps.db, userId, uuid);
+  const current = await findCurrentRun(deps.db, scan.id);
+  await scans.deleteScan(deps.db, scan.id);
+  if (current) deps.queue.cancel(current.id);
+  await removeLoginScript(deps.config.dataDir, scan.zap_login_script);
+}
+
+/** POST /api/scans/{uuid}/rerun: a new run now; 409 while one is current. */
+export async function rerunScan(deps: ScanDeps, userId: number, uuid: string): Promise<number> {
+  const scan = await requireScan(deps.db, userId, uuid);
+  if (scan.scan_frequency === 'Unmanaged') {
+    throw validationError({ scan_frequency: ['Unmanaged scans are run by your local agent, not by the service.'] });
+  }
+  const run = await enqueueRun(deps.db, deps.queue, { scanId: scan.id, trigger: 'rerun' });
+  if (!run) {
+    const current = await findCurrentRun(deps.db, scan.id);
+    throw new AppError('conflict', `The scan already has a run in progress (run ${current?.run_index ?? '?'}); wait for it to finish.`);
+  }
+  return run.run_index;
+}
+
+export async function scanRuns(db: Db, userId: number, uuid: string) {
+  return runsSummary(db, await requireScan(db, userId, uuid));
+}
+
+/** The scan's next run and the following ones, without changing anything. */
+export async function previewSchedule(deps: ScanDeps, userId: number, uuid: string, count = 5) {
+  const scan = await requireScan(deps.db, userId, uuid);
+  const schedule = scheduleOf(scan);
+  const from = scan.next_run_at ?? deps.clock();
+  const upcoming = schedule && scan.next_run_at ? previewOccurrences(schedule, from, count) : [];
+  return {
+    scan_frequency: scan.scan_frequency,
+    scan_time_zone: scan.scan_time_zone,
+    next_run_at: scan.next_run_at?.toISOString() ?? null,
+    upcoming: upcoming.map((at) => ({
+      at: at.toISOString(),
+      local: DateTime.fromJSDate(at, { zone: scan.scan_time_zone }).toFormat("yyyy-LL-dd HH:mm ZZZZ"),
+    })),
+  };
+}
+
