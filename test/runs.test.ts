@@ -13,6 +13,18 @@ function startWorker(t: Parameters<typeof buildTestApp>[0], ctx: TestApp) {
   return background;
 }
 
+/** Creates a One-time scan through the API; returns its uuid. */
+async function createScan(ctx: TestApp, auth: Record<string, string>, scan: { scan_target: string; scan_type?: string }): Promise<string> {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/new-scan',
+    headers: auth,
+    payload: { scan_name: 'loopback', scan_type: 'Rampart', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', ...scan },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json().uuid;
+}
+
 async function runsOf(ctx: TestApp, auth: Record<string, string>, uuid: string) {
   const res = await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: auth });
   assert.equal(res.statusCode, 200, res.body);
@@ -41,14 +53,7 @@ test(`a Rampart run scans loopback services and stores what it found (${STORE_KI
   const user = await signUp(ctx, { role: 'basic' });
   startWorker(t, ctx);
 
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/new-scan',
-    headers: user.auth,
-    payload: { scan_name: 'loopback', scan_type: 'Rampart', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1' },
-  });
-  assert.equal(created.statusCode, 200, created.body);
-  const uuid = created.json().uuid;
+  const uuid = await createScan(ctx, user.auth, { scan_type: 'Rampart', scan_target: '127.0.0.1' });
 
   const run = await waitForRun(ctx, user.auth, uuid, 0);
   assert.equal(run.outcome, 'succeeded', run.error);
@@ -100,13 +105,7 @@ test(`the address guard applies again when a run resolves its targets (${STORE_K
   // ...but the worker's deployment now allows only 127.0.0.1.
   const workerSide = await buildTestApp(t, { env: { ...env, RAMPART_ALLOW_TARGETS: '127.0.0.1/32' }, store: api.store });
   startWorker(t, workerSide);
-  const created = await api.app.inject({
-    method: 'POST',
-    url: '/api/new-scan',
-    headers: user.auth,
-    payload: { scan_name: 'two', scan_type: 'OpenVas', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1, 127.0.0.2' },
-  });
-  const uuid = created.json().uuid;
+  const uuid = await createScan(api, user.auth, { scan_type: 'OpenVas', scan_target: '127.0.0.1, 127.0.0.2' });
   workerSide.app.ctx.queue.notify();
   const run = await waitForRun(api, user.auth, uuid, 0);
   assert.equal(run.outcome, 'succeeded');
@@ -125,13 +124,7 @@ test(`deleting a scan cancels its running run (${STORE_KIND})`, async (t) => {
   });
   const user = await signUp(ctx, { role: 'basic' });
   startWorker(t, ctx);
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/new-scan',
-    headers: user.auth,
-    payload: { scan_name: 'slow', scan_type: 'Rampart', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1' },
-  });
-  const uuid = created.json().uuid;
+  const uuid = await createScan(ctx, user.auth, { scan_type: 'Rampart', scan_target: '127.0.0.1' });
   // The engine is now waiting on the silent service's banner: the run is mid-way.
   await silentServer.connected(0);
   const deleted = await ctx.app.inject({ method: 'DELETE', url: `/api/scans/${uuid}`, headers: user.auth });
@@ -146,13 +139,8 @@ test(`ZAP and Nuclei runs fail with a clear message until their engines exist ($
   const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '50' } });
   const user = await signUp(ctx, { role: 'basic' });
   startWorker(t, ctx);
-  const created = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/new-scan',
-    headers: user.auth,
-    payload: { scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: 'http://127.0.0.1:9/' },
-  });
-  const run = await waitForRun(ctx, user.auth, created.json().uuid, 0);
+  const uuid = await createScan(ctx, user.auth, { scan_type: 'ZAP', scan_target: 'http://127.0.0.1:9/' });
+  const run = await waitForRun(ctx, user.auth, uuid, 0);
   assert.equal(run.outcome, 'failed');
   assert.equal(run.scan_progress, 'Failed');
   assert.match(run.error, /ZAP scans are not available yet/);

@@ -9,6 +9,11 @@ import type { Run, RunOutcome } from '../db/schema.js';
 
 export const AWAITING_AGENT = 'Awaiting agent';
 
+/** Updates `runId` only while `workerId` holds its lease and it is still current. */
+function updateOwnedRun(db: Db, runId: number, workerId: string) {
+  return db.updateTable('runs').where('id', '=', runId).where('lease_owner', '=', workerId).where('status', '=', 'current');
+}
+
 /**
  * Adds a current run with the next run_index. Returns undefined when the scan already has a
  * current run, or (for a scheduled run) when that period already has its run.
@@ -66,12 +71,8 @@ export async function failAbandonedRuns(db: Db, maxAttempts: number, error: stri
 
 /** Extends the lease; false when the run is gone (scan deleted) or another worker owns it now. */
 export async function renewLease(db: Db, runId: number, workerId: string, leaseSeconds: number): Promise<boolean> {
-  const row = await db
-    .updateTable('runs')
+  const row = await updateOwnedRun(db, runId, workerId)
     .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where('id', '=', runId)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'current')
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
@@ -83,8 +84,7 @@ export async function recordProgress(
   workerId: string,
   fields: { percent: number; engine?: string; engineVersion?: string; hostsUp?: number; hostsDown?: number; findings?: number },
 ): Promise<boolean> {
-  const row = await db
-    .updateTable('runs')
+  const row = await updateOwnedRun(db, runId, workerId)
     .set({
       progress_percent: fields.percent,
       progress: `Running ${fields.percent}%`,
@@ -93,9 +93,6 @@ export async function recordProgress(
       ...(fields.hostsDown !== undefined ? { hosts_down: fields.hostsDown } : {}),
       ...(fields.findings !== undefined ? { findings_count: fields.findings } : {}),
     })
-    .where('id', '=', runId)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'current')
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
@@ -107,8 +104,7 @@ export async function finishRun(
   workerId: string,
   result: { outcome: RunOutcome; error: string | null; hostsUp: number; hostsDown: number; findings: number },
 ): Promise<Run | undefined> {
-  return db
-    .updateTable('runs')
+  return updateOwnedRun(db, runId, workerId)
     .set({
       status: 'completed',
       outcome: result.outcome,
@@ -122,9 +118,6 @@ export async function finishRun(
       lease_owner: null,
       lease_expires_at: null,
     })
-    .where('id', '=', runId)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'current')
     .returningAll()
     .executeTakeFirst();
 }
@@ -139,11 +132,7 @@ export function findCurrentRun(db: Db, scanId: number): Promise<Run | undefined>
 
 /** Gives a run back to the queue without counting the attempt (its worker is shutting down). */
 export async function releaseLease(db: Db, runId: number, workerId: string): Promise<void> {
-  await db
-    .updateTable('runs')
+  await updateOwnedRun(db, runId, workerId)
     .set({ lease_owner: null, lease_expires_at: null, attempts: sql`greatest(attempts - 1, 0)`, progress: 'Queued' })
-    .where('id', '=', runId)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'current')
     .execute();
 }

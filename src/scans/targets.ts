@@ -8,6 +8,7 @@
  * Whether a target may be contacted is not decided here: that is the address guard's work, after
  * DNS resolution (src/shared/address-guard.ts).
  */
+import type { JobTarget } from '../engines/engine.js';
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
@@ -15,12 +16,11 @@ import ipaddr from 'ipaddr.js';
 /** The engines a scan can run on. */
 export type ScanType = 'Rampart' | 'OpenVas' | 'ZAP' | 'Nuclei';
 
-/** One normalised target. `url` targets exist for ZAP scans only. */
-export type ParsedTarget =
-  | { kind: 'ip'; value: string }
-  | { kind: 'cidr'; value: string }
-  | { kind: 'hostname'; value: string }
-  | { kind: 'url'; value: string };
+/**
+ * One normalised target: exactly what engines take as a job target, so a scan's stored targets
+ * go to the engine unchanged. `url` targets exist for ZAP scans only.
+ */
+export type ParsedTarget = JobTarget;
 
 /** The targets of one scan, deduplicated, with the number of addresses they cover. */
 export interface TargetList {
