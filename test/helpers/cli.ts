@@ -45,7 +45,12 @@ export interface ServeProcess {
 }
 
 export function startServe(t: TestContext, env: Record<string, string | undefined>): ServeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env } });
+  return startRampart(t, ['serve'], env);
+}
+
+/** Starts `rampart <args>` as a long-running process whose JSON log lines are collected. */
+export function startRampart(t: TestContext, args: string[], env: Record<string, string | undefined>): ServeProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
   const logs: Record<string, unknown>[] = [];
   const waiters: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
   let stderr = '';

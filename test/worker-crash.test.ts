@@ -1,0 +1,166 @@
+/**
+ * A worker killed with SIGKILL mid-run: the run is completed by another worker after the lease
+ * expires, or, when its second worker dies too, failed cleanly. Never stuck, never duplicated.
+ * On the embedded store the worker lives in `rampart serve`; on PostgreSQL it is `rampart worker`.
+ */
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { openStore } from '../src/db/database.js';
+import { createApiKey } from '../src/accounts/api-keys.service.js';
+import { createUser } from '../src/accounts/users.service.js';
+import { buildTestApp, openTestStore, STORE_KIND, tempDir } from './helpers/app.js';
+import { freePort, runCli, startRampart, type ServeProcess } from './helpers/cli.js';
+import { startTcpServer, waitFor } from './helpers/servers.js';
+
+interface Harness {
+  /** Starts a process that runs workers (and, on PGlite, the API). */
+  startWorker(): Promise<ServeProcess>;
+  api(method: 'GET' | 'POST', path: string, body?: object): Promise<{ status: number; body: any }>;
+  /** Findings and the run row, read from the store once no worker holds it. */
+  inspect(): Promise<{ findings: { port: number | null; run_index: number }[]; runs: { attempts: number; outcome: string | null; error: string | null }[] }>;
+}
+
+async function harness(t: TestContext, scanPorts: string): Promise<Harness> {
+  const dataDir = await tempDir(t);
+  const common = {
+    RAMPART_DATA_DIR: dataDir,
+    RAMPART_ALLOW_TARGETS: '127.0.0.0/8',
+    RAMPART_SCAN_PORTS: scanPorts,
+    RAMPART_READ_TIMEOUT_MS: '60000',
+    RAMPART_RUN_LEASE_SECONDS: '2',
+    RAMPART_WORKER_POLL_MS: '100',
+    RAMPART_LOG_LEVEL: 'info',
+  };
+  if (STORE_KIND === 'postgres') {
+    const { store, env } = await openTestStore(t);
+    const app = await buildTestApp(t, { store, env: { ...common } });
+    const user = await createUser(store.db, { email: 'crash@example.com', password: 'long enough pass' });
+    const { key } = await createApiKey(store.db, user.id);
+    const token = (await app.app.inject({ method: 'POST', url: `/api/token?key=${key}` })).json().token;
+    return {
+      async startWorker() {
+        const worker = startRampart(t, ['worker'], { ...common, ...env });
+        await worker.waitForLog((l) => l.msg === 'run worker started');
+        return worker;
+      },
+      async api(method, path, body) {
+        const res = await app.app.inject({ method, url: path, headers: { authorization: `Bearer ${token}` }, ...(body ? { payload: body } : {}) });
+        return { status: res.statusCode, body: res.json() };
+      },
+      async inspect() {
+        return {
+          findings: await store.db.selectFrom('findings').select(['port', 'run_index']).orderBy('port').execute(),
+          runs: await store.db.selectFrom('runs').select(['attempts', 'outcome', 'error']).orderBy('id').execute(),
+        };
+      },
+    };
+  }
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...common, RAMPART_PORT: String(port), RAMPART_BASE_URL: base };
+  let token = '';
+  let current: ServeProcess | undefined;
+  const startWorker = async () => {
+    current = startRampart(t, ['serve'], env);
+    await current.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('listening on'));
+    return current;
+  };
+  // Set up the account through the first server, then hand it back.
+  const first = await startWorker();
+  assert.equal((await runCli(['user', 'create', '--email', 'crash@example.com', '--password', 'long enough pass'], env)).code, 0);
+  const key = (await runCli(['key', 'create', '--email', 'crash@example.com'], env)).stdout.trim().split('\n').at(-1)!;
+  token = ((await (await fetch(`${base}/api/token?key=${key}`, { method: 'POST' })).json()) as { token: string }).token;
+  first.child.kill('SIGTERM');
+  await first.exited;
+  return {
+    startWorker,
+    async api(method, path, body) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    async inspect() {
+      if (current && current.child.exitCode === null) {
+        current.child.kill('SIGTERM');
+        await current.exited;
+      }
+      const store = await openStore({ dataDir });
+      try {
+        return {
+          findings: await store.db.selectFrom('findings').select(['port', 'run_index']).orderBy('port').execute(),
+          runs: await store.db.selectFrom('runs').select(['attempts', 'outcome', 'error']).orderBy('id').execute(),
+        };
+      } finally {
+        await store.close();
+      }
+    },
+  };
+}
+
+async function kill(worker: ServeProcess): Promise<void> {
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+}
+
+const SCAN = { scan_name: 'crash', scan_type: 'Rampart', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1' };
+
+test(`a run whose worker is killed is completed by the next worker, without duplicates (${STORE_KIND})`, async (t) => {
+  let answering = false;
+  const stalling = await startTcpServer(t, { banner: () => (answering ? 'SSH-2.0-OpenSSH_9.6\r\n' : undefined) });
+  const ftp = await startTcpServer(t, { banner: () => '220 ProFTPD Server ready.\r\n' });
+  const h = await harness(t, `${stalling.port},${ftp.port}`);
+
+  const first = await h.startWorker();
+  const created = await h.api('POST', '/api/new-scan', SCAN);
+  assert.equal(created.status, 200);
+  const uuid = created.body.uuid;
+  // The engine now waits on the stalling service: mid-run. Kill the worker there.
+  await stalling.connected(0);
+  await kill(first);
+
+  answering = true;
+  await h.startWorker();
+  const run = await waitFor('the run to complete on the second worker', async () => {
+    const { body } = await h.api('GET', `/api/scans/${uuid}/runs`);
+    return body.runs[0]?.status === 'completed' ? body.runs[0] : undefined;
+  });
+  assert.equal(run.outcome, 'succeeded', run.error);
+  assert.equal(run.scan_progress, 'Completed');
+  assert.equal(run.findings_count, 2);
+
+  const { findings, runs } = await h.inspect();
+  assert.deepEqual(findings.map((f) => f.port).sort(), [stalling.port, ftp.port].sort(), 'each open port once');
+  assert.equal(runs.length, 1);
+  assert.equal(runs[0]!.attempts, 2, 'claimed again after the first worker died');
+});
+
+test(`a run whose worker dies twice fails cleanly after its lease (${STORE_KIND})`, async (t) => {
+  const stalling = await startTcpServer(t);
+  const h = await harness(t, String(stalling.port));
+
+  const first = await h.startWorker();
+  const created = await h.api('POST', '/api/new-scan', SCAN);
+  const uuid = created.body.uuid;
+  await stalling.connected(0);
+  await kill(first);
+
+  const second = await h.startWorker();
+  await stalling.connected(1);
+  await kill(second);
+
+  await h.startWorker();
+  const run = await waitFor('the run to be failed', async () => {
+    const { body } = await h.api('GET', `/api/scans/${uuid}/runs`);
+    return body.runs[0]?.status === 'completed' ? body.runs[0] : undefined;
+  });
+  assert.equal(run.outcome, 'failed');
+  assert.equal(run.scan_progress, 'Failed');
+  assert.match(run.error, /stopped responding twice/);
+  assert.equal(stalling.connections, 2, 'no third attempt');
+  const { runs } = await h.inspect();
+  assert.equal(runs[0]!.attempts, 2);
+});
