@@ -50,10 +50,10 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     engine: engine.name,
     targetIds: await ensureTargets(db, scan.user_id, named),
   };
-  await recordProgress(db, run.id, workerId, { percent: run.progress_percent, engine: engine.name, engineVersion: engine.version });
 
   const hosts = new Map<string, boolean>();
   let pending: Finding[] = [];
+  // The first progress write comes at once (with the engine's name), then every half second.
   let lastProgress = 0;
   let lastFlush = Date.now();
   const flush = async () => {
@@ -83,10 +83,11 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
       if (signal.aborted) break;
       switch (event.type) {
         case 'progress':
-          if (event.percent > run.progress_percent && (Date.now() - lastProgress >= PROGRESS_INTERVAL_MS || event.percent >= 100)) {
-            run.progress_percent = Math.min(99, event.percent);
+          // Throttled; 100% is recorded by the completion itself.
+          if (event.percent > run.progress_percent && event.percent < 100 && Date.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
+            run.progress_percent = event.percent;
             lastProgress = Date.now();
-            await recordProgress(db, run.id, workerId, { percent: run.progress_percent, hostsUp: counts.hostsUp, hostsDown: counts.hostsDown, findings: counts.findings });
+            await recordProgress(db, run.id, workerId, { percent: event.percent, engine: engine.name, engineVersion: engine.version, ...counts });
           }
           break;
         case 'host':
@@ -113,14 +114,14 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     // Ranges only contribute the hosts that answered.
     const states = new Map([...hosts].filter(([name, up]) => up || named.includes(name)));
     await recordHostStates(db, scan.user_id, states, new Date());
-    await finishRun(db, run.id, workerId, { outcome: 'succeeded', error: null, hostsUp: counts.hostsUp, hostsDown: counts.hostsDown, findings: counts.findings });
+    await finishRun(db, run.id, workerId, { outcome: 'succeeded', error: null, engine, ...counts });
     return true;
   } catch (error) {
     if (signal.aborted) return false;
     const message = error instanceof EngineError ? error.message : 'The scan engine failed unexpectedly; the worker log has the details.';
     log.error({ err: error, run_id: run.id }, 'run failed');
     await flush().catch(() => undefined);
-    await finishRun(db, run.id, workerId, { outcome: 'failed', error: message, ...counts });
+    await finishRun(db, run.id, workerId, { outcome: 'failed', error: message, engine, ...counts });
     return true;
   }
 }

@@ -27,6 +27,7 @@ export class RunWorker {
   readonly #options: WorkerOptions;
   readonly #active = new Map<number, { controller: AbortController; done: Promise<void> }>();
   #stopped = true;
+  #lastReap = 0;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
   #unsubscribe: (() => void)[] = [];
@@ -61,8 +62,12 @@ export class RunWorker {
     const { db, log } = this.#deps;
     while (!this.#stopped) {
       try {
-        for (const run of await failAbandonedRuns(db, MAX_RUN_ATTEMPTS, ABANDONED_ERROR)) {
-          log.warn({ run_id: run.id }, 'run failed: its worker stopped responding twice');
+        // Leases expire in whole seconds: looking for dead workers' runs twice a lease is enough.
+        if (Date.now() - this.#lastReap >= (this.#options.leaseSeconds * 1000) / 2) {
+          this.#lastReap = Date.now();
+          for (const run of await failAbandonedRuns(db, MAX_RUN_ATTEMPTS, ABANDONED_ERROR)) {
+            log.warn({ run_id: run.id }, 'run failed: its worker stopped responding twice');
+          }
         }
         while (!this.#stopped && this.#active.size < this.#options.concurrency) {
           const run = await claimRun(db, this.id, this.#options.leaseSeconds, MAX_RUN_ATTEMPTS);

@@ -7,22 +7,26 @@ export interface TargetKey {
   type: 'Domain' | 'Ip';
 }
 
-/** Creates the targets that do not exist yet (status Unknown); returns the ids of all of them. */
+/**
+ * Creates the targets that do not exist yet (status Unknown); returns the ids of all of them, in
+ * one statement: the rows it inserted plus the ones that were already there.
+ */
 export async function ensureTargets(db: Db, userId: number, targets: TargetKey[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   if (targets.length === 0) return ids;
-  await db
-    .insertInto('targets')
-    .values(targets.map((t) => ({ user_id: userId, target: t.target, type: t.type })))
-    .onConflict((oc) => oc.columns(['user_id', 'target']).doNothing())
-    .execute();
-  const rows = await db
-    .selectFrom('targets')
-    .select(['id', 'target'])
-    .where('user_id', '=', userId)
-    .where('target', 'in', targets.map((t) => t.target))
-    .execute();
-  for (const row of rows) ids.set(row.target, row.id);
+  const input = sql.join(targets.map((t) => sql`(${t.target}::text, ${t.type}::text)`));
+  const result = await sql<{ id: number; target: string }>`
+    with input (target, type) as (values ${input}),
+    inserted as (
+      insert into targets (user_id, target, type)
+      select ${userId}, target, type from input
+      on conflict (user_id, target) do nothing
+      returning id, target
+    )
+    select id, target from inserted
+    union all
+    select targets.id, targets.target from targets join input using (target) where targets.user_id = ${userId}`.execute(db);
+  for (const row of result.rows) ids.set(row.target, Number(row.id));
   return ids;
 }
 
