@@ -6,36 +6,16 @@
  *
  * Every address lives in one 128-bit space: IPv4 a.b.c.d is held as ::ffff:a.b.c.d, so one table,
  * one allow list and one range walk serve both families, and an IPv4-mapped IPv6 address can never
- * slip past as "some IPv6 address". The most specific block containing an address gives its class:
+ * slip past as "some IPv6 address". The most specific block containing an address gives its class;
+ * the table of blocks, and why each is refused, is in address-blocks.ts.
  *
- * | Block                     | Class       | Note                                                   |
- * |---------------------------|-------------|--------------------------------------------------------|
- * | 0.0.0.0/8, ::/128         | unspecified | "this network"; 0.0.0.0 reaches the local host on Linux |
- * | 127.0.0.0/8, ::1/128      | loopback    |                                                        |
- * | 10/8, 172.16/12, 192.168/16, fc00::/7 | private |                                           |
- * | fec0::/10                 | private     | deprecated site-local, still routed inside some sites  |
- * | 169.254.0.0/16, fe80::/10 | link-local  |                                                        |
- * | 100.64.0.0/10             | cgnat       |                                                        |
- * | 169.254.169.254, 169.254.170.2, 169.254.170.23, 100.100.100.200, fd00:ec2::254, fd00:ec2::23 | metadata | cloud instance metadata / credential endpoints (AWS, GCP, Azure, OCI, ECS, EKS Pod Identity, Alibaba) |
- * | 224.0.0.0/4, ff00::/8     | multicast   |                                                        |
- * | 240.0.0.0/4, 255.255.255.255/32 | reserved | future use, limited broadcast                     |
- * | 192.0.0.0/24              | reserved    | IETF protocol assignments                              |
- * | 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 | reserved | documentation (TEST-NET-1..3)      |
- * | 192.88.99.0/24            | reserved    | deprecated 6to4 relay anycast                          |
- * | 198.18.0.0/15             | reserved    | benchmarking                                           |
- * | ::/0 outside 2000::/3     | reserved    | not allocated as global unicast (covers 100::/64 discard, 5f00::/16 SRv6, ::/96 IPv4-compatible, 64:ff9b:1::/48 local NAT64) |
- * | 2001::/23                 | reserved    | IETF protocol assignments (Teredo, benchmarking, ORCHID); its few anycast services are no scan targets |
- * | 2001:db8::/32, 3fff::/20  | reserved    | documentation                                          |
- * | 2002::/16                 | reserved    | 6to4 (deprecated, RFC 7526): would tunnel to any embedded IPv4, loopback included |
- * | ::ffff:0:0/96             | as its IPv4 | IPv4-mapped                                            |
- * | 64:ff9b::/96              | as its IPv4 | NAT64 (RFC 6052): DNS64 hands these out for every IPv4-only name on IPv6-only hosts, so refusing the block would break them; the gateway delivers to the embedded IPv4, so that is what is judged |
- * | everything else           | public      |                                                        |
- *
- * IPv4 allow-list entries also cover their NAT64 images, for the same reason.
+ * IPv4 allow-list entries also cover their NAT64 images, for the same reason as NAT64 blocks are
+ * judged by their embedded IPv4 (see the 64:ff9b::/96 row there).
  */
 import { lookup as lookupDns } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { IPV4_BLOCKS, IPV6_BLOCKS } from './address-blocks.js';
 
 export type AddressClass =
   | 'public'
@@ -73,50 +53,6 @@ interface Block extends Span {
 const IPV4_MAPPED = 0xffffn << 32n;
 const NAT64 = 0x64ff9bn << 96n;
 const IPV4_SIZE = 1n << 32n;
-
-const IPV4_BLOCKS: [string, AddressClass][] = [
-  ['0.0.0.0/8', 'unspecified'],
-  ['10.0.0.0/8', 'private'],
-  ['100.64.0.0/10', 'cgnat'],
-  ['127.0.0.0/8', 'loopback'],
-  ['169.254.0.0/16', 'link-local'],
-  ['172.16.0.0/12', 'private'],
-  ['192.0.0.0/24', 'reserved'],
-  ['192.0.2.0/24', 'reserved'],
-  ['192.88.99.0/24', 'reserved'],
-  ['192.168.0.0/16', 'private'],
-  ['198.18.0.0/15', 'reserved'],
-  ['198.51.100.0/24', 'reserved'],
-  ['203.0.113.0/24', 'reserved'],
-  ['224.0.0.0/4', 'multicast'],
-  ['240.0.0.0/4', 'reserved'],
-  ['255.255.255.255/32', 'reserved'],
-  ['169.254.169.254/32', 'metadata'],
-  ['169.254.170.2/32', 'metadata'],
-  ['169.254.170.23/32', 'metadata'],
-  ['100.100.100.200/32', 'metadata'],
-];
-
-const IPV6_BLOCKS: [string, AddressClass][] = [
-  ['::/0', 'reserved'],
-  ['2000::/3', 'public'],
-  ['::/128', 'unspecified'],
-  ['::1/128', 'loopback'],
-  ['::ffff:0:0/96', 'public'],
-  ['64:ff9b::/96', 'public'],
-  ['64:ff9b:1::/48', 'reserved'],
-  ['100::/64', 'reserved'],
-  ['2001::/23', 'reserved'],
-  ['2001:db8::/32', 'reserved'],
-  ['2002::/16', 'reserved'],
-  ['3fff::/20', 'reserved'],
-  ['fc00::/7', 'private'],
-  ['fec0::/10', 'private'],
-  ['fe80::/10', 'link-local'],
-  ['ff00::/8', 'multicast'],
-  ['fd00:ec2::254/128', 'metadata'],
-  ['fd00:ec2::23/128', 'metadata'],
-];
 
 /** Most specific first, so the first block that contains an address decides its class. */
 const BLOCKS: Block[] = buildBlocks();
