@@ -28,8 +28,35 @@ export interface EngineLimits {
   ratePerSecond: number;
 }
 
+/** A known vulnerability from the synced database (NVD, with CISA KEV and FIRST EPSS). */
+export interface KnownVulnerability {
+  cve: string;
+  description: string;
+  cvssBase: number | null;
+  cvssVector: string | null;
+  cwe: string | null;
+  references: string[];
+  /** Listed in the CISA Known Exploited Vulnerabilities catalog. */
+  kev: boolean;
+  /** FIRST EPSS probability of exploitation in the next 30 days, 0-1. */
+  epss: number | null;
+}
+
+/**
+ * Looks up known vulnerabilities of a product version. The orchestrator implements it over the
+ * store (engines know no SQL); absent when no database was ever synced.
+ */
+export interface VulnerabilityLookup {
+  /** When the database was last synced. */
+  syncedAt: Date;
+  /** Vulnerabilities whose NVD CPE configurations match this CPE 2.3 name (with a version). */
+  forCpe(cpe: string): Promise<KnownVulnerability[]>;
+}
+
 export interface EngineJob {
   targets: JobTarget[];
+  /** Known-vulnerability matching; when absent the engine logs that no database is synced. */
+  vulnerabilities?: VulnerabilityLookup;
   /** Ports to probe: the engine's default set, every port, or an explicit list. */
   ports: 'default' | 'all' | number[];
   limits: EngineLimits;
@@ -63,6 +90,10 @@ export interface Finding {
   cwe: string | null;
   evidence: string;
   references: string[];
+  /** In the CISA KEV catalog (CVE findings). */
+  kev?: boolean;
+  /** FIRST EPSS score, 0-1 (CVE findings). */
+  epss?: number | null;
 }
 
 export type EngineEvent =

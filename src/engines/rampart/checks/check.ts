@@ -1,0 +1,53 @@
+/**
+ * The plug-in points of the Rampart engine after the port scan: service detection identifies what
+ * listens on an open port, then every check that applies to that service runs against it.
+ * Detectors and checks are plain async functions over one (address, port): they speak the
+ * service's protocol with the job's timeouts and abort signal, send bounded, non-intrusive
+ * requests (no credential guessing, no exploits), and return what they saw.
+ *
+ * Glossary: a *detector* turns an open port (and its banner) into a `ServiceInfo`; a *check* turns
+ * a `ServiceInfo` into findings; a *rule id* (`rampart:<area>-<weakness>`) names what a check
+ * found and never changes, since it is part of a finding's fingerprint.
+ */
+import type { EngineLimits, Finding } from '../../engine.js';
+
+/** What listens on a port, as far as the probes could tell. */
+export interface ServiceInfo {
+  /** Lower-case protocol name, e.g. `http`, `ssh`, `ftp`, `redis`, `mysql`; `unknown` if unidentified. */
+  name: string;
+  /** The product, e.g. `OpenSSH`, `nginx`, `Redis`, `MariaDB`, when the service said. */
+  product: string | null;
+  version: string | null;
+  /** CPE 2.3 name when product (and version) map to one, e.g. `cpe:2.3:a:openbsd:openssh:9.6:*:*:*:*:*:*:*`. */
+  cpe: string | null;
+  /** The service speaks TLS on this port (the name is then the protocol inside it, e.g. `http`). */
+  tls: boolean;
+  /** The first bytes the service sent unprompted, escaped printable text, or null. */
+  banner: string | null;
+  /** Anything else a detector learned that checks may use (e.g. `server` header, `auth: none`). */
+  details: Record<string, string>;
+}
+
+/** One (address, port) to probe, with the job's limits and abort signal. */
+export interface Endpoint {
+  /** The name the target was given as (hostname or the address itself): used for TLS SNI and HTTP Host. */
+  hostname: string;
+  /** The literal address to connect to (already allowed by the address guard: never resolve again). */
+  address: string;
+  port: number;
+  limits: EngineLimits;
+  signal: AbortSignal;
+}
+
+/** A finding without its location: the engine adds hostname, address, port and protocol. */
+export type CheckFinding = Omit<Finding, 'hostname' | 'hostIp' | 'port' | 'protocol' | 'service'>;
+
+/** Identifies a TCP service; returns null when it does not recognise it (the next detector tries). */
+export type Detector = (endpoint: Endpoint, banner: string | null) => Promise<ServiceInfo | null>;
+
+export interface Check {
+  /** Stable id of the check, e.g. `tls`, `http-headers`, `redis-noauth`. */
+  id: string;
+  appliesTo(service: ServiceInfo): boolean;
+  run(endpoint: Endpoint, service: ServiceInfo): Promise<CheckFinding[]>;
+}
