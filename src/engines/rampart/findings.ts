@@ -3,9 +3,13 @@
  * because the rule id is part of a finding's fingerprint: renaming one would duplicate findings
  * across runs instead of updating them.
  */
-import type { Finding } from '../engine.js';
+import { threatFromCvss, type Finding, type KnownVulnerability } from '../engine.js';
 import { escapeBanner } from './banner.js';
+import type { ServiceInfo } from './checks/check.js';
 import { guessServiceFromBanner } from './services.js';
+
+/** Rule id of findings that match a product version to a known CVE (the CVE is the identity). */
+export const KNOWN_VULNERABILITY_RULE_ID = 'rampart:known-vulnerability';
 
 /** Rule id of the open-port finding. */
 export const OPEN_PORT_RULE_ID = 'rampart:open-port';
@@ -46,5 +50,71 @@ export function openPortFinding(host: ProbedHost, port: number, banner: Buffer, 
     cwe: null,
     evidence,
     references: [],
+  };
+}
+
+/** "OpenSSH 9.6p1", "nginx", or the protocol name when the product is unknown. */
+export function describeService(service: ServiceInfo): string {
+  if (!service.product) return service.name;
+  return service.version ? `${service.product} ${service.version}` : service.product;
+}
+
+/** The Informational finding for one open TCP port and the service identified on it. */
+export function serviceFinding(host: ProbedHost, port: number, service: ServiceInfo, readTimeoutMs: number): Finding {
+  const what = service.name === 'unknown' ? 'an unidentified service' : `${describeService(service)} (${service.name}${service.tls ? ' over TLS' : ''})`;
+  const lines = [`Port ${port}/tcp on ${host.address} accepted a TCP connection: ${what}.`];
+  lines.push(service.banner ? `Banner: ${service.banner}` : `No banner within ${readTimeoutMs} ms.`);
+  if (service.cpe) lines.push(`CPE: ${service.cpe}`);
+  for (const [key, value] of Object.entries(service.details)) lines.push(`${key}: ${value}`);
+  return {
+    hostname: host.hostname,
+    hostIp: host.address,
+    port,
+    protocol: 'tcp',
+    service: service.name,
+    ruleId: OPEN_PORT_RULE_ID,
+    name: service.name === 'unknown' ? `Open port ${port}/tcp` : `Open port ${port}/tcp: ${describeService(service)}`,
+    description:
+      `TCP port ${port} accepts connections from where the scan ran. Every reachable service is ` +
+      'attack surface: this finding records the exposure so that an unexpected one is noticed.',
+    solution:
+      'If this service need not be reachable from here, stop it or bind it to a private interface, ' +
+      'or restrict the port with a firewall to the hosts that need it.',
+    threat: 'Informational',
+    cvssBase: null,
+    cvssVector: null,
+    cve: [],
+    cwe: null,
+    evidence: lines.join('\n'),
+    references: [],
+  };
+}
+
+/** A known vulnerability of the product version found on a port. */
+export function knownVulnerabilityFinding(host: ProbedHost, port: number, service: ServiceInfo, v: KnownVulnerability): Finding {
+  const product = describeService(service);
+  const firstSentence = v.description.split(/(?<=\.)\s/)[0] ?? v.description;
+  const exploited = v.kev ? ' It is in the CISA Known Exploited Vulnerabilities catalog: it is being exploited in the wild.' : '';
+  return {
+    hostname: host.hostname,
+    hostIp: host.address,
+    port,
+    protocol: 'tcp',
+    service: service.name,
+    ruleId: KNOWN_VULNERABILITY_RULE_ID,
+    name: `${v.cve}: ${product}`,
+    description: `${v.description}${exploited}`,
+    solution: `Upgrade ${service.product ?? service.name} to a version that fixes ${v.cve} (see the references), or apply the vendor's mitigation.`,
+    threat: threatFromCvss(v.cvssBase),
+    cvssBase: v.cvssBase,
+    cvssVector: v.cvssVector,
+    cve: [v.cve],
+    cwe: v.cwe,
+    evidence:
+      `${product} on ${host.address}:${port} (${service.cpe}) is within the versions affected by ${v.cve}: ${firstSentence}` +
+      (v.epss !== null ? ` EPSS ${v.epss}.` : ''),
+    references: v.references,
+    kev: v.kev,
+    epss: v.epss,
   };
 }

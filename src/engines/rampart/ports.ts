@@ -37,21 +37,27 @@ const PORTS_BY_PURPOSE: Record<string, readonly number[]> = {
   legacyAndMisc: [7, 9, 13, 37, 79, 113, 119, 199, 515, 1025, 1026, 6667, 6697, 25565],
 };
 
+/** Every privileged port: the IANA system ports, where standard services are meant to live. */
+const SYSTEM_PORTS: readonly number[] = Array.from({ length: 1024 }, (_, i) => i + 1);
+
 /**
- * The default port list: sorted, unique, each in 1–65535 (about 230 ports).
+ * The default port list: sorted, unique, each in 1–65535 (about 1,200 ports).
  *
- * Why these ports: a starter list of what is worth finding exposed, not a frequency ranking.
- * nmap's top-1000 is ranked by how often ports were seen open on the Internet years ago, so it
- * under-weights the services that do the most harm when exposed today: databases, caches,
- * message queues, container and cluster control planes (Docker, etcd, Kubernetes, Consul,
- * Vault), and admin or monitoring consoles that often ship without authentication. Those are
- * listed in full; the classic services (remote access, mail, file sharing, web, directories)
- * keep their usual ports. Ports used mostly over UDP are left out: this is a TCP connect scan.
- * Two or three hundred ports keep a default scan of a /24 to minutes at modest concurrency;
- * `'all'` is there for a thorough pass.
+ * Why these ports — our own list, not a frequency ranking:
+ * - All 1,024 system ports (1–1024). Standard services live there by definition, and a connect
+ *   scan of a port that is not listening costs one round trip, so covering them all is cheap and
+ *   leaves no gap between "popular" and "standard".
+ * - Above 1024, the services that do the most harm when exposed today, listed by purpose in
+ *   `PORTS_BY_PURPOSE`: databases, caches, message queues, container and cluster control planes
+ *   (Docker, etcd, Kubernetes, Consul, Vault), admin and monitoring consoles that often ship
+ *   without authentication, and the usual alternative web ports. nmap's top-1000 list, ranked by
+ *   how often ports were seen open on the Internet years ago, misses many of these (etcd 2379,
+ *   Kubernetes 6443/10250, Elasticsearch 9200, memcached 11211, RabbitMQ 15672, Kafka 9092 ...).
+ * - Ports used mostly over UDP are probed by the UDP stage instead.
+ * `'all'` (1–65535) is there for a thorough pass.
  */
 export const DEFAULT_TCP_PORTS: readonly number[] = Object.freeze(
-  [...new Set(Object.values(PORTS_BY_PURPOSE).flat())].sort((a, b) => a - b),
+  [...new Set([...SYSTEM_PORTS, ...Object.values(PORTS_BY_PURPOSE).flat()])].sort((a, b) => a - b),
 );
 
 /** A set of ports to probe: its size, known up front, and a fresh walk over it on each iteration. */

@@ -1,7 +1,7 @@
 /**
- * Rampart's own network scanning engine. This slice: target expansion, TCP connect port scan,
- * passive banners, host liveness and one Informational finding per open port. Later stages
- * (service detection, TLS and HTTP checks, CVE matching) run after `scanPorts` on what it found.
+ * Rampart's own network scanning engine: target expansion, a TCP connect port scan with per-host
+ * adaptive timing, and, for every open port as it is found, the service stage (banner, service
+ * detection, checks, known-vulnerability matching).
  *
  * Abort semantics: once `job.signal` aborts, no further event is yielded; in-flight sockets are
  * destroyed, and the iteration returns normally (it does not throw) as soon as the scan's
@@ -11,15 +11,28 @@ import { EngineError, type Engine, type EngineEvent, type EngineJob, type Engine
 import { EventChannel } from './channel.js';
 import { resolvePorts, type PortSet } from './ports.js';
 import { scanPorts } from './scan.js';
+import type { Check } from './checks/check.js';
+import { DEFAULT_CHECKS, detectDefault } from './checks/registry.js';
+import { ServiceStage, type DetectService } from './service-stage.js';
+import { SocketBudget } from './budget.js';
 import { planTargets, resolveWithSystemDns, type ResolveHost } from './targets.js';
 
 /** Version recorded on each run; bump it when what the engine finds changes. */
-export const RAMPART_ENGINE_VERSION = '0.1.0';
+export const RAMPART_ENGINE_VERSION = '0.2.0';
+
+/** Ports worked on at once by the service stage (each holds a connection for a while). */
+const SERVICE_CONCURRENCY = 32;
+/** The port scan reports progress up to here; the service stage the rest. */
+const PORT_SCAN_SHARE = 90;
 
 /** Seams for tests; production uses the defaults. */
 export interface RampartEngineOptions {
   /** Host-name resolver (default: the system resolver, A and AAAA). */
   resolveHost?: ResolveHost;
+  /** Service detection (default: every detector of services/). */
+  detect?: DetectService;
+  /** Checks run on each identified service (default: all of checks/registry.ts). */
+  checks?: readonly Check[];
 }
 
 /** Events buffered between the scan and a slow consumer before the scan waits. */
@@ -34,15 +47,25 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * during the scan ends it with `EngineError('internal')`.
  */
 export function createRampartEngine(options: RampartEngineOptions = {}): Engine {
-  const resolveHost = options.resolveHost ?? resolveWithSystemDns;
+  const stages: Stages = {
+    resolveHost: options.resolveHost ?? resolveWithSystemDns,
+    detect: options.detect ?? detectDefault,
+    checks: options.checks ?? DEFAULT_CHECKS,
+  };
   return {
     name: 'rampart',
     version: RAMPART_ENGINE_VERSION,
-    run: (job) => runJob(job, resolveHost),
+    run: (job) => runJob(job, stages),
   };
 }
 
-async function* runJob(job: EngineJob, resolveHost: ResolveHost): AsyncGenerator<EngineEvent, void, undefined> {
+interface Stages {
+  resolveHost: ResolveHost;
+  detect: DetectService;
+  checks: readonly Check[];
+}
+
+async function* runJob(job: EngineJob, stages: Stages): AsyncGenerator<EngineEvent, void, undefined> {
   const ports = resolvePorts(job.ports);
   validateLimits(job.limits);
   if (job.signal.aborted) return;
@@ -55,7 +78,7 @@ async function* runJob(job: EngineJob, resolveHost: ResolveHost): AsyncGenerator
     channel.cancel();
   };
   job.signal.addEventListener('abort', onAbort, { once: true });
-  const producer = produceEvents(job, ports, resolveHost, stop.signal, (event) => channel.push(event)).then(
+  const producer = produceEvents(job, ports, stages, stop.signal, (event) => channel.push(event)).then(
     () => channel.close(),
     (error: unknown) => channel.close(toEngineError(error)),
   );
@@ -75,18 +98,58 @@ async function* runJob(job: EngineJob, resolveHost: ResolveHost): AsyncGenerator
 async function produceEvents(
   job: EngineJob,
   ports: PortSet,
-  resolveHost: ResolveHost,
+  stages: Stages,
   signal: AbortSignal,
   emit: (event: EngineEvent) => Promise<void>,
 ): Promise<void> {
-  const plan = await planTargets(job.targets, { resolveHost, timeoutMs: job.limits.connectTimeoutMs, signal });
+  const plan = await planTargets(job.targets, { resolveHost: stages.resolveHost, timeoutMs: job.limits.connectTimeoutMs, signal });
   if (signal.aborted) return;
   for (const { hostname, reason } of plan.unresolved) {
     await emit({ type: 'log', level: 'warn', message: `Could not resolve ${hostname} (${reason}); reported down.` });
     // A name that gave no address is reported under its name: the glossary's host is "an address (or name)".
     await emit({ type: 'host', hostname, address: hostname, state: 'down' });
   }
-  await scanPorts({ groups: plan.groups, ports, guard: job.guard, limits: job.limits, signal, emit });
+  if (!job.vulnerabilities) {
+    await emit({ type: 'log', level: 'warn', message: 'No vulnerability database is synced, so software versions were not matched to known CVEs. Run `rampart vulndb sync`.' });
+  }
+  const budget = new SocketBudget(job.limits.maxConcurrency);
+  const services = new ServiceStage({
+    budget,
+    limits: job.limits,
+    signal,
+    emit,
+    detect: stages.detect,
+    checks: stages.checks,
+    vulnerabilities: job.vulnerabilities,
+    concurrency: Math.min(SERVICE_CONCURRENCY, job.limits.maxConcurrency),
+  });
+  let lastPercent = 0;
+  const progress = async (percent: number) => {
+    if (percent <= lastPercent) return;
+    lastPercent = percent;
+    await emit({ type: 'progress', percent });
+  };
+  await scanPorts({
+    groups: plan.groups,
+    ports,
+    guard: job.guard,
+    limits: job.limits,
+    signal,
+    progressCeiling: PORT_SCAN_SHARE,
+    budget,
+    emit: (event) => (event.type === 'progress' ? progress(event.percent) : emit(event)),
+    onOpenPort: (host, port) => services.add(host, port),
+  });
+  // The rest of the progress follows the service stage as it drains.
+  const ticker = setInterval(() => {
+    const { added, done } = services.counts;
+    if (added > 0) void progress(PORT_SCAN_SHARE + Math.floor(((99 - PORT_SCAN_SHARE) * done) / added));
+  }, 250);
+  try {
+    await services.drain();
+  } finally {
+    clearInterval(ticker);
+  }
   if (signal.aborted) return;
   await emit({ type: 'progress', percent: 100 });
 }

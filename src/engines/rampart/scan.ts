@@ -1,16 +1,20 @@
 /**
  * The port-scan stage: walks (address, port) pairs lazily, asks the address guard about each
- * address before its first probe, probes through a bounded worker pool under the job's rate
- * limit, and reports findings, host states and progress as probes complete.
+ * address before its first probe, connects through a bounded worker pool under the job's rate
+ * limit and each host's timing (timing.ts), hands every open port to the service stage at once
+ * (`onOpenPort`), and reports host states and progress as probes complete. It sends nothing to
+ * a service: a probe is a TCP connect, closed at once.
  *
  * Liveness: a host is up when any probe connected or was refused (a RST is an answer). Timeouts,
  * ICMP unreachables and local errors say nothing, so a host with only those is down.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EngineEvent, EngineJob } from '../engine.js';
-import { openPortFinding, type ProbedHost } from './findings.js';
+import type { ProbedHost } from './findings.js';
 import { runPool } from './pool.js';
-import { probeTcpPort } from './port-scan.js';
+import { connectTcp } from './port-scan.js';
+import { HostTiming } from './timing.js';
+import type { SocketBudget } from './budget.js';
 import type { PortSet } from './ports.js';
 import { TokenBucket } from './rate-limit.js';
 import type { AddressGroup } from './targets.js';
@@ -23,6 +27,14 @@ export interface PortScanContext {
   limits: EngineJob['limits'];
   signal: AbortSignal;
   emit(event: EngineEvent): Promise<void>;
+  /** Called for each open port as it is found (awaited: the service stage applies back-pressure). */
+  onOpenPort(host: ProbedHost, port: number): Promise<void>;
+  /** Called once per address when all its probes are done, with whether it answered. */
+  onHostDone?(host: ProbedHost, up: boolean): Promise<void>;
+  /** Progress is scaled into 0..progressCeiling (the service stage reports the rest). */
+  progressCeiling?: number;
+  /** Shared with the service stage: bounds the sockets open at once. */
+  budget: SocketBudget;
 }
 
 /** Per-address warnings before the rest are summed up: a refused /8 must not log 16M lines. */
@@ -37,6 +49,7 @@ interface HostRecord extends ProbedHost {
   /** Every port of the host has been handed out. */
   issued: boolean;
   up: boolean;
+  timing: HostTiming;
 }
 
 /**
@@ -47,7 +60,7 @@ interface HostRecord extends ProbedHost {
 export async function scanPorts(context: PortScanContext): Promise<void> {
   const { ports, guard, limits, signal, emit } = context;
   const total = context.groups.reduce((sum, group) => sum + group.count, 0n) * BigInt(ports.count);
-  const progress = new ProgressMeter(total);
+  const progress = new ProgressMeter(total, context.progressCeiling ?? 99);
   const bucket = limits.ratePerSecond > 0 ? new TokenBucket(limits.ratePerSecond) : undefined;
   const warnedErrorCodes = new Set<string>();
   let refusals = 0;
@@ -56,8 +69,10 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
     const percent = progress.advance(probes);
     if (percent !== null) await emit({ type: 'progress', percent });
   };
-  const reportHost = (host: HostRecord): Promise<void> =>
-    emit({ type: 'host', hostname: host.hostname, address: host.address, state: host.up ? 'up' : 'down' });
+  const reportHost = async (host: HostRecord): Promise<void> => {
+    await emit({ type: 'host', hostname: host.hostname, address: host.address, state: host.up ? 'up' : 'down' });
+    await context.onHostDone?.({ hostname: host.hostname, address: host.address }, host.up);
+  };
 
   async function* pairs(): AsyncGenerator<{ host: HostRecord; port: number }, void, undefined> {
     let refusedInARow = 0;
@@ -77,7 +92,14 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
           continue;
         }
         refusedInARow = 0;
-        const host: HostRecord = { hostname: group.hostname ?? address, address, pending: 0, issued: false, up: false };
+        const host: HostRecord = {
+          hostname: group.hostname ?? address,
+          address,
+          pending: 0,
+          issued: false,
+          up: false,
+          timing: new HostTiming(limits.connectTimeoutMs, limits.maxConcurrency),
+        };
         for (const port of ports) {
           if (signal.aborted) return;
           host.pending += 1;
@@ -100,15 +122,29 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
         throw error;
       }
     }
-    const result = await probeTcpPort(host.address, port, { ...limits, signal: stop });
-    if (result === null) return;
-    if (result.state === 'open' || result.state === 'closed') host.up = true;
-    if (result.state === 'open') {
-      await emit({ type: 'finding', finding: openPortFinding(host, port, result.banner, limits.readTimeoutMs) });
-    } else if (result.state === 'error' && !warnedErrorCodes.has(result.code)) {
-      warnedErrorCodes.add(result.code);
+    if (!(await host.timing.acquire(stop))) return;
+    const result = await context.budget.with(stop, async () => {
+      const started = performance.now();
+      const outcome = await connectTcp(host.address, port, host.timing.timeoutMs(), stop);
+      if (outcome.state === 'connected') outcome.socket.destroy();
+      return { outcome, rttMs: performance.now() - started };
+    });
+    host.timing.release();
+    if (result === undefined || result.outcome.state === 'aborted') return;
+    const { outcome, rttMs } = result;
+    if (outcome.state === 'connected' || outcome.state === 'closed') {
+      host.up = true;
+      host.timing.answered(rttMs);
+    } else if (outcome.state === 'filtered') {
+      host.timing.dropped();
+    }
+    // The slot is free again before the service stage is asked to take the port.
+    if (outcome.state === 'connected') {
+      await context.onOpenPort({ hostname: host.hostname, address: host.address }, port);
+    } else if (outcome.state === 'error' && !warnedErrorCodes.has(outcome.code)) {
+      warnedErrorCodes.add(outcome.code);
       const message =
-        `Probes failed locally with ${result.code} (first at ${host.address}:${port}); those ports are ` +
+        `Probes failed locally with ${outcome.code} (first at ${host.address}:${port}); those ports are ` +
         'reported as not open, so results may be incomplete. A lower maxConcurrency may help.';
       await emit({ type: 'log', level: 'warn', message });
     }
@@ -128,13 +164,16 @@ class ProgressMeter {
   private done = 0n;
   private last = -1;
 
-  constructor(private readonly total: bigint) {}
+  constructor(
+    private readonly total: bigint,
+    private readonly ceiling: number,
+  ) {}
 
-  /** The new percent (capped at 99) when it changed, else null. */
+  /** The new percent (scaled to the ceiling) when it changed, else null. */
   advance(probes: number): number | null {
     this.done += BigInt(probes);
     if (this.total === 0n) return null;
-    const percent = Math.min(99, Number((this.done * 100n) / this.total));
+    const percent = Math.min(this.ceiling, Number((this.done * BigInt(this.ceiling)) / this.total));
     if (percent === this.last) return null;
     this.last = percent;
     return percent;

@@ -1,0 +1,46 @@
+/**
+ * The job's socket budget: at most `limits.maxConcurrency` connections open at once across the
+ * port scan and the service stage. Port probes give their slot back before handing an open port
+ * on, so the two stages never wait on each other in a circle.
+ */
+export class SocketBudget {
+  #free: number;
+  #waiters: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.#free = Math.max(1, size);
+  }
+
+  /** Takes a slot; false when the signal aborted first. */
+  async acquire(signal: AbortSignal): Promise<boolean> {
+    while (this.#free === 0) {
+      if (signal.aborted) return false;
+      await new Promise<void>((resolve) => {
+        const onAbort = () => resolve();
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#waiters.push(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }
+    if (signal.aborted) return false;
+    this.#free -= 1;
+    return true;
+  }
+
+  release(): void {
+    this.#free += 1;
+    this.#waiters.shift()?.();
+  }
+
+  /** Runs `work` holding a slot; resolves undefined when the signal aborted before a slot was free. */
+  async with<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T | undefined> {
+    if (!(await this.acquire(signal))) return undefined;
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+}

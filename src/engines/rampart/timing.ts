@@ -1,0 +1,76 @@
+/**
+ * Per-host timing, in the spirit of TCP and nmap: a round-trip estimator (RFC 6298) sets each
+ * probe's timeout from what the host has shown, and a congestion window (additive increase,
+ * multiplicative decrease) bounds the probes in flight to it. A host that answers quickly gets
+ * short timeouts and a growing window; one that starts dropping probes after having answered
+ * gets a smaller window. Before any answer the configured connect timeout applies.
+ */
+
+/** Lower bound of a timeout learned from samples (nmap -T4 uses 100 ms too). */
+const MIN_TIMEOUT_MS = 100;
+/** The window never shrinks below this: drops on a firewalled host are not all congestion. */
+const MIN_WINDOW = 16;
+
+export class HostTiming {
+  #srtt: number | undefined;
+  #rttvar = 0;
+  #window: number;
+  #inFlight = 0;
+  #waiters: (() => void)[] = [];
+  #answered = false;
+
+  constructor(
+    private readonly maxTimeoutMs: number,
+    private readonly maxWindow: number,
+  ) {
+    this.#window = maxWindow;
+  }
+
+  /** The timeout for the next probe. */
+  timeoutMs(): number {
+    if (this.#srtt === undefined) return this.maxTimeoutMs;
+    const rto = this.#srtt + Math.max(4 * this.#rttvar, 10);
+    return Math.round(Math.min(this.maxTimeoutMs, Math.max(MIN_TIMEOUT_MS, rto)));
+  }
+
+  /** The host answered (connected or refused) after `rttMs`. */
+  answered(rttMs: number): void {
+    this.#answered = true;
+    if (this.#srtt === undefined) {
+      this.#srtt = rttMs;
+      this.#rttvar = rttMs / 2;
+    } else {
+      this.#rttvar = 0.75 * this.#rttvar + 0.25 * Math.abs(this.#srtt - rttMs);
+      this.#srtt = 0.875 * this.#srtt + 0.125 * rttMs;
+    }
+    this.#window = Math.min(this.maxWindow, this.#window + 1);
+  }
+
+  /** A probe timed out. Only a host that has answered before can be said to drop. */
+  dropped(): void {
+    if (this.#answered) this.#window = Math.max(Math.min(MIN_WINDOW, this.maxWindow), Math.floor(this.#window * 0.75));
+  }
+
+  /** Waits for room in the window (or the signal's abort). */
+  async acquire(signal: AbortSignal): Promise<boolean> {
+    while (this.#inFlight >= Math.floor(this.#window)) {
+      if (signal.aborted) return false;
+      await new Promise<void>((resolve) => {
+        const onAbort = () => resolve();
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#waiters.push(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }
+    if (signal.aborted) return false;
+    this.#inFlight += 1;
+    return true;
+  }
+
+  release(): void {
+    this.#inFlight -= 1;
+    this.#waiters.shift()?.();
+  }
+}
