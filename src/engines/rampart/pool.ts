@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * A fixed pool of async workers pulling from one shared iterator: at most `concurrency` items
  * are in work at once, and memory stays bounded because items are pulled one at a time rather
@@ -21,6 +23,8 @@ export async function runPool<T>(
   let failure: { error: unknown } | undefined;
   let exhausted = false;
   const stop = new AbortController();
+  // Every item in flight listens to it: hundreds of listeners are expected, not a leak.
+  setMaxListeners(0, stop.signal);
   const onAbort = (): void => stop.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });

@@ -7,6 +7,7 @@
  * destroyed, and the iteration returns normally (it does not throw) as soon as the scan's
  * workers have let go of their sockets and timers. The orchestrator knows it aborted.
  */
+import { setMaxListeners } from 'node:events';
 import { EngineError, type Engine, type EngineEvent, type EngineJob, type EngineLimits } from '../engine.js';
 import { EventChannel } from './channel.js';
 import { resolvePorts, type PortSet } from './ports.js';
@@ -72,6 +73,7 @@ async function* runJob(job: EngineJob, stages: Stages): AsyncGenerator<EngineEve
 
   // Our own controller also stops the scan when the consumer leaves early (break / return()).
   const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
   const channel = new EventChannel<EngineEvent>(CHANNEL_CAPACITY);
   const onAbort = (): void => {
     stop.abort(job.signal.reason);

@@ -40,6 +40,19 @@ export interface PortScanContext {
 /** Per-address warnings before the rest are summed up: a refused /8 must not log 16M lines. */
 const MAX_REFUSAL_WARNINGS = 100;
 
+/** Hosts scanned side by side (their ports interleaved); bounds the memory of a large range. */
+const HOST_GROUP = 64;
+
+/** The ports in a random order (Fisher-Yates); at most 65,535 numbers. */
+function shuffled(ports: Iterable<number>): number[] {
+  const list = [...ports];
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [list[i], list[j]] = [list[j]!, list[i]!];
+  }
+  return list;
+}
+
 /** How many refused addresses in a row before yielding, so an abort is seen during a long refused range. */
 const REFUSALS_BETWEEN_YIELDS = 1024;
 
@@ -63,6 +76,9 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
   const progress = new ProgressMeter(total, context.progressCeiling ?? 99);
   const bucket = limits.ratePerSecond > 0 ? new TokenBucket(limits.ratePerSecond) : undefined;
   const warnedErrorCodes = new Set<string>();
+  // The scan-wide estimate that a host without answers of its own borrows.
+  const scanTiming = new HostTiming(limits.connectTimeoutMs, limits.maxConcurrency);
+  const order = shuffled(ports);
   let refusals = 0;
 
   const advance = async (probes: number): Promise<void> => {
@@ -74,7 +90,8 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
     await context.onHostDone?.({ hostname: host.hostname, address: host.address }, host.up);
   };
 
-  async function* pairs(): AsyncGenerator<{ host: HostRecord; port: number }, void, undefined> {
+  /** Allowed addresses, one at a time; refusals are counted, warned about and skipped. */
+  async function* allowedHosts(): AsyncGenerator<HostRecord, void, undefined> {
     let refusedInARow = 0;
     for (const group of context.groups) {
       for (const address of group.addresses()) {
@@ -92,19 +109,40 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
           continue;
         }
         refusedInARow = 0;
-        const host: HostRecord = {
+        yield {
           hostname: group.hostname ?? address,
           address,
           pending: 0,
           issued: false,
           up: false,
-          timing: new HostTiming(limits.connectTimeoutMs, limits.maxConcurrency),
+          timing: new HostTiming(limits.connectTimeoutMs, limits.maxConcurrency, scanTiming),
         };
-        for (const port of ports) {
+      }
+    }
+  }
+
+  /**
+   * (host, port) pairs, a group of hosts at a time with their ports interleaved and in a shuffled
+   * order: every host gets early probes (so its round-trip time is learned at once), a host that
+   * drops everything costs its timeouts in parallel with the others, and no host sees the ports
+   * in sequence.
+   */
+  async function* pairs(): AsyncGenerator<{ host: HostRecord; port: number }, void, undefined> {
+    const hosts = allowedHosts();
+    for (;;) {
+      const group: HostRecord[] = [];
+      for (let next = await hosts.next(); !next.done; next = group.length < HOST_GROUP ? await hosts.next() : { done: true, value: undefined }) {
+        group.push(next.value);
+      }
+      if (group.length === 0) return;
+      for (const port of order) {
+        for (const host of group) {
           if (signal.aborted) return;
           host.pending += 1;
           yield { host, port };
         }
+      }
+      for (const host of group) {
         host.issued = true;
         // The last probe may have finished while this generator waited at its yield.
         if (host.pending === 0) await reportHost(host);
@@ -135,6 +173,7 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
     if (outcome.state === 'connected' || outcome.state === 'closed') {
       host.up = true;
       host.timing.answered(rttMs);
+      scanTiming.answered(rttMs);
     } else if (outcome.state === 'filtered') {
       host.timing.dropped();
     }

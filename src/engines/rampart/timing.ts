@@ -8,8 +8,12 @@
 
 /** Lower bound of a timeout learned from samples (nmap -T4 uses 100 ms too). */
 const MIN_TIMEOUT_MS = 100;
-/** The window never shrinks below this: drops on a firewalled host are not all congestion. */
-const MIN_WINDOW = 16;
+/**
+ * The window shrinks by a tenth per drop and never below a quarter of its maximum: most drops
+ * on a firewalled host are the firewall, not congestion, and must not starve it.
+ */
+const DECREASE = 0.9;
+const MIN_WINDOW_SHARE = 0.25;
 
 export class HostTiming {
   #srtt: number | undefined;
@@ -19,16 +23,26 @@ export class HostTiming {
   #waiters: (() => void)[] = [];
   #answered = false;
 
+  /**
+   * @param fallback the scan-wide estimate, used until this host has answered once: hosts of one
+   *   scan usually share a network path, and a firewalled host may never answer at all.
+   */
   constructor(
     private readonly maxTimeoutMs: number,
     private readonly maxWindow: number,
+    private readonly fallback?: HostTiming,
   ) {
     this.#window = maxWindow;
   }
 
+  /** Whether any answer was measured. */
+  get measured(): boolean {
+    return this.#srtt !== undefined;
+  }
+
   /** The timeout for the next probe. */
   timeoutMs(): number {
-    if (this.#srtt === undefined) return this.maxTimeoutMs;
+    if (this.#srtt === undefined) return this.fallback?.measured ? this.fallback.timeoutMs() : this.maxTimeoutMs;
     const rto = this.#srtt + Math.max(4 * this.#rttvar, 10);
     return Math.round(Math.min(this.maxTimeoutMs, Math.max(MIN_TIMEOUT_MS, rto)));
   }
@@ -48,7 +62,7 @@ export class HostTiming {
 
   /** A probe timed out. Only a host that has answered before can be said to drop. */
   dropped(): void {
-    if (this.#answered) this.#window = Math.max(Math.min(MIN_WINDOW, this.maxWindow), Math.floor(this.#window * 0.75));
+    if (this.#answered) this.#window = Math.max(Math.max(1, Math.floor(this.maxWindow * MIN_WINDOW_SHARE)), this.#window * DECREASE);
   }
 
   /** Waits for room in the window (or the signal's abort). */
