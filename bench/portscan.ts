@@ -81,7 +81,7 @@ function destroyHost(i: number, host?: TestHost): void {
 }
 
 async function scanWithRampart(targets: string[]): Promise<{ seconds: number; open: Set<string> }> {
-  const engine = createRampartEngine({ checks: [], detect: async () => ({ name: 'unknown', product: null, version: null, cpe: null, tls: false, banner: null, details: {} }) });
+  const engine = createRampartEngine({ checks: [], udp: false, detect: async () => ({ name: 'unknown', product: null, version: null, cpe: null, tls: false, banner: null, details: {} }) });
   const started = performance.now();
   const open = new Set<string>();
   const job = {

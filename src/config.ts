@@ -41,6 +41,10 @@ const EnvSchema = Type.Object({
   RAMPART_SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 4096, default: 256 }),
   RAMPART_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1500 }),
   RAMPART_READ_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 3000 }),
+  RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  RAMPART_EPSS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -88,6 +92,8 @@ export interface Config {
     connectTimeoutMs: number;
     readTimeoutMs: number;
   };
+  /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
+  vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
 }
 
 /** Reads and validates the environment; throws an Error listing every bad variable. */
@@ -135,6 +141,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxConcurrency: parsed.RAMPART_SCAN_CONCURRENCY,
       connectTimeoutMs: parsed.RAMPART_CONNECT_TIMEOUT_MS,
       readTimeoutMs: parsed.RAMPART_READ_TIMEOUT_MS,
+    },
+    vulndb: {
+      ...(parsed.RAMPART_NVD_URL ? { nvdUrl: parsed.RAMPART_NVD_URL } : {}),
+      ...(parsed.RAMPART_KEV_URL ? { kevUrl: parsed.RAMPART_KEV_URL } : {}),
+      ...(parsed.RAMPART_EPSS_URL ? { epssUrl: parsed.RAMPART_EPSS_URL } : {}),
+      ...(parsed.RAMPART_NVD_API_KEY ? { nvdApiKey: parsed.RAMPART_NVD_API_KEY } : {}),
     },
   };
   return { ...config, ...overrides };

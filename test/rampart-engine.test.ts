@@ -185,7 +185,7 @@ test('finds exactly the open ports, with their banners, and reports the host up'
       protocol: 'tcp',
       service: 'ssh',
       ruleId: 'rampart:open-port',
-      name: `Open port ${ssh.port}/tcp: ssh`,
+      name: `Open port ${ssh.port}/tcp: OpenSSH 9.6`,
       threat: 'Informational',
       cvssBase: null,
       cvssVector: null,
@@ -208,7 +208,7 @@ test('finds exactly the open ports, with their banners, and reports the host up'
 
   assert.deepEqual(hostsOf(events), [{ type: 'host', hostname: '127.0.0.1', address: '127.0.0.1', state: 'up' }]);
   assert.deepEqual(warningsOf(events), []);
-  assert.equal(ssh.connections, 2, "one connect probe, then one banner read by the service stage");
+  assert.equal(ssh.connections, 3, "a connect probe, the banner read, then the SSH algorithms check");
   assertProgressCompletes(events);
 });
 

@@ -48,6 +48,8 @@ test(`a Rampart run scans loopback services and stores what it found (${STORE_KI
       RAMPART_SCAN_PORTS: [ssh.port, quiet.port, closed].join(','),
       RAMPART_READ_TIMEOUT_MS: '300',
       RAMPART_WORKER_POLL_MS: '50',
+      // The test polls the runs endpoint while it waits.
+      RAMPART_RATE_LIMITS: 'basic=100000',
     },
   });
   const user = await signUp(ctx, { role: 'basic' });

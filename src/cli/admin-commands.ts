@@ -7,13 +7,22 @@ import { AppError, notFound } from '../shared/errors.js';
 import { migrateToLatest, type Db, type Store } from '../db/database.js';
 import { createUser, findUserByEmail, toPublicUser } from '../accounts/users.service.js';
 import { createApiKey, deleteApiKey, listApiKeys, toPublicApiKey } from '../accounts/api-keys.service.js';
+import { loadConfig, type Config } from '../config.js';
+import { DEFAULT_SOURCES, syncVulnDb } from '../vulndb/vulndb.service.js';
 
 export type AdminCommand =
   | { command: 'migrate' }
   | { command: 'user.create'; email: string; password: string; name?: string | undefined; role?: string | undefined }
   | { command: 'key.create'; email: string; name?: string | undefined }
   | { command: 'key.list'; email: string }
-  | { command: 'key.delete'; email: string; key: string };
+  | { command: 'key.delete'; email: string; key: string }
+  | { command: 'vulndb.sync'; full?: boolean | undefined };
+
+/** What a command may use besides the store: configuration and a progress sink for long jobs. */
+export interface AdminContext {
+  config?: Config;
+  progress?: (message: string) => void;
+}
 
 /** What a command prints: lines for stdout; the last line of key.create is the key alone. */
 export interface AdminResult {
@@ -26,7 +35,7 @@ async function userByEmail(db: Db, email: string) {
   return user;
 }
 
-export async function runAdminCommand(store: Store, cmd: AdminCommand): Promise<AdminResult> {
+export async function runAdminCommand(store: Store, cmd: AdminCommand, context: AdminContext = {}): Promise<AdminResult> {
   const { db } = store;
   switch (cmd.command) {
     case 'migrate': {
@@ -64,6 +73,20 @@ export async function runAdminCommand(store: Store, cmd: AdminCommand): Promise<
       const user = await userByEmail(db, cmd.email);
       const deleted = await deleteApiKey(db, user.id, cmd.key);
       return { lines: [`Deleted API key "${deleted.name}" (${deleted.prefix}); it can no longer be exchanged for tokens.`] };
+    }
+    case 'vulndb.sync': {
+      const { vulndb } = context.config ?? loadConfig();
+      const result = await syncVulnDb(db, {
+        sources: {
+          nvdBaseUrl: vulndb.nvdUrl ?? DEFAULT_SOURCES.nvdBaseUrl,
+          kevUrl: vulndb.kevUrl ?? DEFAULT_SOURCES.kevUrl,
+          epssUrl: vulndb.epssUrl ?? DEFAULT_SOURCES.epssUrl,
+          ...(vulndb.nvdApiKey ? { nvdApiKey: vulndb.nvdApiKey } : {}),
+        },
+        ...(cmd.full ? { full: true } : {}),
+        onProgress: (message) => context.progress?.(message),
+      });
+      return { lines: [`Vulnerability database synced: ${result.cves} NVD records, ${result.kev} KEV entries, ${result.epss} EPSS scores.`] };
     }
     default:
       throw new AppError('bad_request', 'Unknown admin command.');

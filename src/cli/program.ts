@@ -25,7 +25,7 @@ async function admin(cmd: AdminCommand): Promise<void> {
     const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema, poolSize: 2 });
     try {
       if (cmd.command !== 'migrate') await runAdminCommand(store, { command: 'migrate' });
-      result = await runAdminCommand(store, cmd);
+      result = await runAdminCommand(store, cmd, { config, progress: (message) => process.stderr.write(`${message}\n`) });
     } finally {
       await store.close();
       release();
@@ -116,6 +116,13 @@ export function buildProgram(): Command {
     .requiredOption('--email <email>', 'the account')
     .requiredOption('--key <key>', 'the key itself or its visible prefix (rk_xxxxxxxx)')
     .action((o: { email: string; key: string }) => admin({ command: 'key.delete', email: o.email, key: o.key }));
+
+  const vulndb = program.command('vulndb').description('The vulnerability database (NVD CVE records, CISA KEV, FIRST EPSS).');
+  vulndb
+    .command('sync')
+    .description('Download or update the database; progress goes to stderr. Env: RAMPART_NVD_API_KEY (faster), RAMPART_NVD_URL/KEV_URL/EPSS_URL (mirrors).')
+    .option('--full', 'download every NVD record, not only those changed since the last sync')
+    .action((o: { full?: boolean }) => admin({ command: 'vulndb.sync', full: o.full }));
 
   return program;
 }

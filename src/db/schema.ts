@@ -100,6 +100,8 @@ export interface RunsTable {
   hosts_up: Generated<number>;
   hosts_down: Generated<number>;
   findings_count: Generated<number>;
+  /** What the run could not do and why, for its reader (engine warnings, deduplicated). */
+  notes: ColumnType<string[], string[] | undefined, string[]>;
   queued_at: CreatedAt;
   started_at: Date | null;
   completed_at: Date | null;
@@ -143,11 +145,78 @@ export interface FindingsTable {
   rule_id: string;
   evidence: string;
   references: string[];
+  /** In the CISA KEV catalog when the finding was stored. */
+  kev: Generated<boolean>;
+  /** FIRST EPSS probability (0-1) when the finding was stored. */
+  epss: number | null;
   status: ColumnType<'Unresolved' | 'Accepted' | 'False Positive', 'Unresolved' | 'Accepted' | 'False Positive' | undefined, 'Unresolved' | 'Accepted' | 'False Positive'>;
   first_seen_at: CreatedAt;
   last_seen_at: UpdatedAt;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+}
+
+/** A CVE synced from the NVD CVE API 2.0. */
+export interface VulnDbCvesTable {
+  cve: string;
+  description: string;
+  cvss_base: number | null;
+  cvss_vector: string | null;
+  /** `3.1`, `3.0` or `2.0`: which CVSS version the score is. */
+  cvss_version: string | null;
+  /** CWE ids, NVD's primary ones first. */
+  cwe: string[];
+  references: string[];
+  vuln_status: string | null;
+  published: Date | null;
+  last_modified: Date | null;
+  updated_at: UpdatedAt;
+}
+
+/** One CPE match criterion of a CVE's NVD configurations. */
+export interface VulnDbCpeMatchesTable {
+  id: Generated<number>;
+  cve: string;
+  match_criteria_id: string | null;
+  /** The CPE 2.3 name as NVD wrote it (`cpe:2.3:a:openbsd:openssh:*:*:*:*:*:*:*:*`). */
+  criteria: string;
+  part: string;
+  vendor: string;
+  product: string;
+  version_start_including: string | null;
+  version_start_excluding: string | null;
+  version_end_including: string | null;
+  version_end_excluding: string | null;
+  /** False for the platform entries of "running on" configurations. */
+  vulnerable: boolean;
+}
+
+/** An entry of the CISA Known Exploited Vulnerabilities catalog. */
+export interface VulnDbKevTable {
+  cve: string;
+  vendor_project: string | null;
+  product: string | null;
+  vulnerability_name: string | null;
+  date_added: ColumnType<Date | null, string | null, string | null>;
+  due_date: ColumnType<Date | null, string | null, string | null>;
+  known_ransomware_campaign_use: string | null;
+}
+
+/** A FIRST EPSS score. */
+export interface VulnDbEpssTable {
+  cve: string;
+  epss: number;
+  percentile: number | null;
+  score_date: Date | null;
+}
+
+export type VulnDbSource = 'nvd' | 'kev' | 'epss';
+
+/** When each source was last synced; for NVD, the start of the next incremental window. */
+export interface VulnDbSyncTable {
+  source: VulnDbSource;
+  synced_at: Date;
+  detail: ColumnType<unknown, string, string>;
 }
 
 export interface Database {
@@ -159,6 +228,11 @@ export interface Database {
   runs: RunsTable;
   targets: TargetsTable;
   findings: FindingsTable;
+  vulndb_cves: VulnDbCvesTable;
+  vulndb_cpe_matches: VulnDbCpeMatchesTable;
+  vulndb_kev: VulnDbKevTable;
+  vulndb_epss: VulnDbEpssTable;
+  vulndb_sync: VulnDbSyncTable;
 }
 
 export type Scan = Selectable<ScansTable>;

@@ -27,6 +27,8 @@ export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]):
         engine: sql`excluded.engine`,
         evidence: sql`excluded.evidence`,
         references: sql`excluded."references"`,
+        kev: sql`excluded.kev`,
+        epss: sql`excluded.epss`,
         last_seen_at: sql`now()`,
         updated_at: sql`now()`,
       }),

@@ -55,6 +55,8 @@ function toRow(ctx: FindingContext, f: Finding): Insertable<FindingsTable> {
     rule_id: f.ruleId,
     evidence: f.evidence,
     references: f.references,
+    kev: f.kev ?? false,
+    epss: f.epss ?? null,
   };
 }
 

@@ -13,6 +13,7 @@ import type { Logger } from '../shared/logger.js';
 import { FINDINGS_BATCH, recordFindings, type FindingContext } from '../findings/findings.service.js';
 import { findScanById } from '../scans/scans.queries.js';
 import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
+import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
 import type { EngineRegistry } from './engines.js';
 import { finishRun, recordProgress } from './runs.queries.js';
 
@@ -25,6 +26,8 @@ export interface ExecutorDeps {
 }
 
 const PROGRESS_INTERVAL_MS = 500;
+/** Notes kept per run: enough to explain a run, never a flood. */
+const MAX_NOTES = 20;
 const FINDINGS_FLUSH_MS = 1000;
 
 /** Runs the job to its end. Returns false when the run was abandoned (aborted) and not completed. */
@@ -52,6 +55,9 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
   };
 
   const hosts = new Map<string, boolean>();
+  // Engine warnings, deduplicated, become the run's notes (e.g. "no vulnerability database").
+  const notes: string[] = [];
+  const vulnerabilities = (await createVulnerabilityLookup(db)) ?? undefined;
   let pending: Finding[] = [];
   // The first progress write comes at once (with the engine's name), then every half second.
   let lastProgress = 0;
@@ -78,6 +84,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
       },
       guard: deps.guard,
       signal,
+      ...(vulnerabilities ? { vulnerabilities } : {}),
     };
     for await (const event of engine.run(job) as AsyncIterable<EngineEvent>) {
       if (signal.aborted) break;
@@ -102,6 +109,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
           break;
         case 'log':
           log[event.level]({ run_id: run.id, engine: engine.name }, event.message);
+          if (event.level === 'warn' && notes.length < MAX_NOTES && !notes.includes(event.message)) notes.push(event.message);
           break;
       }
     }
@@ -114,14 +122,14 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     // Ranges only contribute the hosts that answered.
     const states = new Map([...hosts].filter(([name, up]) => up || named.includes(name)));
     await recordHostStates(db, scan.user_id, states, new Date());
-    await finishRun(db, run.id, workerId, { outcome: 'succeeded', error: null, engine, ...counts });
+    await finishRun(db, run.id, workerId, { outcome: 'succeeded', error: null, engine, notes, ...counts });
     return true;
   } catch (error) {
     if (signal.aborted) return false;
     const message = error instanceof EngineError ? error.message : 'The scan engine failed unexpectedly; the worker log has the details.';
     log.error({ err: error, run_id: run.id }, 'run failed');
     await flush().catch(() => undefined);
-    await finishRun(db, run.id, workerId, { outcome: 'failed', error: message, engine, ...counts });
+    await finishRun(db, run.id, workerId, { outcome: 'failed', error: message, engine, notes, ...counts });
     return true;
   }
 }

@@ -102,11 +102,20 @@ export async function finishRun(
   db: Db,
   runId: number,
   workerId: string,
-  result: { outcome: RunOutcome; error: string | null; hostsUp: number; hostsDown: number; findings: number; engine?: { name: string; version: string } },
+  result: {
+    outcome: RunOutcome;
+    error: string | null;
+    hostsUp: number;
+    hostsDown: number;
+    findings: number;
+    engine?: { name: string; version: string };
+    notes?: string[];
+  },
 ): Promise<Run | undefined> {
   return updateOwnedRun(db, runId, workerId)
     .set({
       ...(result.engine ? { engine: result.engine.name, engine_version: result.engine.version } : {}),
+      ...(result.notes ? { notes: result.notes } : {}),
       status: 'completed',
       outcome: result.outcome,
       progress: result.outcome === 'succeeded' ? 'Completed' : 'Failed',

@@ -39,6 +39,7 @@ export function toRunResource(run: Run): RunResource {
     hosts_up: run.hosts_up,
     hosts_down: run.hosts_down,
     findings_count: run.findings_count,
+    notes: run.notes,
   };
 }
 

@@ -71,6 +71,7 @@ export const RunSchema = Type.Object({
   hosts_up: Type.Integer(),
   hosts_down: Type.Integer(),
   findings_count: Type.Integer(),
+  notes: Type.Array(Type.String(), { description: 'What the run could not check and why' }),
 });
 export type RunResource = Static<typeof RunSchema>;
 

@@ -1,7 +1,18 @@
 /** The package version (package.json), reported by the CLI, the server card and the logs. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+/** The nearest package.json above this module: works from src/ (tsx) and from dist/ alike. */
+function findPackageJson(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'package.json');
+    if (existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url));
+  }
+}
+
+const pkg = JSON.parse(readFileSync(findPackageJson(), 'utf8')) as { version: string };
 export const VERSION: string = pkg.version;
 /** The interface version of the API contract (spec "Versioning"). */
 export const API_VERSION = '1.2.0';

@@ -34,6 +34,8 @@ export interface RampartEngineOptions {
   detect?: DetectService;
   /** Checks run on each identified service (default: all of checks/registry.ts). */
   checks?: readonly Check[];
+  /** Probe the default UDP services of each live host (default: yes). */
+  udp?: boolean;
 }
 
 /** Events buffered between the scan and a slow consumer before the scan waits. */
@@ -52,6 +54,7 @@ export function createRampartEngine(options: RampartEngineOptions = {}): Engine 
     resolveHost: options.resolveHost ?? resolveWithSystemDns,
     detect: options.detect ?? detectDefault,
     checks: options.checks ?? DEFAULT_CHECKS,
+    udp: options.udp ?? true,
   };
   return {
     name: 'rampart',
@@ -64,6 +67,7 @@ interface Stages {
   resolveHost: ResolveHost;
   detect: DetectService;
   checks: readonly Check[];
+  udp: boolean;
 }
 
 async function* runJob(job: EngineJob, stages: Stages): AsyncGenerator<EngineEvent, void, undefined> {
@@ -124,6 +128,7 @@ async function produceEvents(
     checks: stages.checks,
     vulnerabilities: job.vulnerabilities,
     concurrency: Math.min(SERVICE_CONCURRENCY, job.limits.maxConcurrency),
+    udp: stages.udp,
   });
   let lastPercent = 0;
   const progress = async (percent: number) => {
@@ -141,6 +146,9 @@ async function produceEvents(
     budget,
     emit: (event) => (event.type === 'progress' ? progress(event.percent) : emit(event)),
     onOpenPort: (host, port) => services.add(host, port),
+    onHostDone: async (host, up) => {
+      if (up) await services.addUdp(host);
+    },
   });
   // The rest of the progress follows the service stage as it drains.
   const ticker = setInterval(() => {

@@ -10,6 +10,8 @@ import type { Check, CheckFinding, Endpoint, ServiceInfo } from './checks/check.
 import { knownVulnerabilityFinding, serviceFinding, type ProbedHost } from './findings.js';
 import { connectTcp } from './port-scan.js';
 import type { SocketBudget } from './budget.js';
+import type { TokenBucket } from './rate-limit.js';
+import { scanUdp } from './udp/udp-scan.js';
 
 export type DetectService = (endpoint: Endpoint, banner: string | null) => Promise<ServiceInfo>;
 
@@ -23,6 +25,9 @@ export interface ServiceStageOptions {
   concurrency: number;
   /** Shared with the port scan; each step that opens connections holds one slot. */
   budget: SocketBudget;
+  /** Probe each live host's default UDP services too. */
+  udp: boolean;
+  bucket?: TokenBucket | undefined;
 }
 
 export class ServiceStage {
@@ -40,13 +45,22 @@ export class ServiceStage {
     return { added: this.#added, done: this.#done };
   }
 
+  /** Starts the UDP probes of a host that answered, once there is room. */
+  async addUdp(host: ProbedHost): Promise<void> {
+    if (this.options.udp) await this.#start(() => this.#udp(host));
+  }
+
   /** Starts work on one open port once there is room. */
   async add(host: ProbedHost, port: number): Promise<void> {
+    await this.#start(() => this.#work(host, port));
+  }
+
+  async #start(work: () => Promise<void>): Promise<void> {
     while (this.#inFlight >= this.options.concurrency) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     if (this.options.signal.aborted) return;
     this.#inFlight += 1;
     this.#added += 1;
-    const task = this.#work(host, port)
+    const task = work()
       .catch((error: unknown) => {
         this.#failure ??= error;
       })
@@ -63,6 +77,19 @@ export class ServiceStage {
   async drain(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running]);
     if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  async #udp(host: ProbedHost): Promise<void> {
+    const { limits, signal, emit, budget } = this.options;
+    const result = await budget.with(signal, () => scanUdp(host.address, host.hostname, { limits, signal, ...(this.options.bucket ? { bucket: this.options.bucket } : {}) }));
+    if (!result || signal.aborted) return;
+    for (const { port, service } of result.services) {
+      await emit({ type: 'finding', finding: { ...serviceFinding(host, port, service, limits.readTimeoutMs), protocol: 'udp', name: `Open port ${port}/udp: ${service.product ?? service.name}` } });
+    }
+    for (const { port, ...finding } of result.findings) {
+      if (signal.aborted) return;
+      await emit({ type: 'finding', finding: { ...finding, hostname: host.hostname, hostIp: host.address, port, protocol: 'udp', service: result.services.find((s) => s.port === port)?.service.name ?? null } });
+    }
   }
 
   async #work(host: ProbedHost, port: number): Promise<void> {

@@ -2,13 +2,17 @@
  * Which detectors and checks the Rampart engine runs. New checks are added here, nowhere else.
  */
 import type { Check, Endpoint, ServiceInfo } from './check.js';
-import { guessServiceFromBanner } from '../services.js';
+import { detectService } from '../services/detect.js';
+import { cleartextCheck } from './cleartext.js';
+import { httpCheck } from './http.js';
+import { sshCheck } from './ssh.js';
+import { tlsCheck } from './tls.js';
+import { unauthChecks } from './unauth.js';
 
 /** Every check, in the order they run on a service. */
-export const DEFAULT_CHECKS: readonly Check[] = [];
+export const DEFAULT_CHECKS: readonly Check[] = [tlsCheck, httpCheck, sshCheck, ...unauthChecks, cleartextCheck];
 
-/** Service detection. */
-export async function detectDefault(_endpoint: Endpoint, banner: string | null): Promise<ServiceInfo> {
-  const name = banner ? (guessServiceFromBanner(Buffer.from(banner)) ?? 'unknown') : 'unknown';
-  return { name, product: null, version: null, cpe: null, tls: false, banner, details: {} };
+/** Service detection: protocol probes (services/detect.ts). */
+export function detectDefault(endpoint: Endpoint, banner: string | null): Promise<ServiceInfo> {
+  return detectService(endpoint, banner);
 }

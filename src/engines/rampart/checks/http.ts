@@ -1,0 +1,160 @@
+/**
+ * The HTTP check: security headers, version disclosure, cookies, TRACE, plain HTTP without a
+ * redirect to HTTPS, directory listings and exposed files (.git, .env, backups, status pages).
+ * At most 17 requests per port (`GET /`, one same-origin redirect followed, a random path to
+ * detect catch-all answers, `TRACE /`, 13 probe paths), three at a time, no keep-alive, bodies
+ * capped at 64 KiB; nothing is written, nothing is guessed beyond the fixed list.
+ *
+ * Threats (CVSS-like judgement; a finding's rule id never changes):
+ *
+ * | Rule id                                  | Threat     | CWE      | Why                                       |
+ * |------------------------------------------|------------|----------|-------------------------------------------|
+ * | rampart:http-missing-hsts                | Low        | CWE-319  | SSL stripping on first visit (HTTPS only) |
+ * | rampart:http-missing-csp                 | Low        | CWE-693  | defence in depth against XSS (HTML only)  |
+ * | rampart:http-missing-frame-options       | Low        | CWE-1021 | clickjacking needs user interaction       |
+ * | rampart:http-missing-content-type-options| Low        | CWE-693  | MIME sniffing, defence in depth           |
+ * | rampart:http-version-disclosure          | Low        | CWE-200  | eases choosing exploits                   |
+ * | rampart:http-cookie-no-secure            | Low        | CWE-614  | cookie sent over HTTP too (HTTPS only)    |
+ * | rampart:http-cookie-no-httponly          | Low        | CWE-1004 | readable by XSS                           |
+ * | rampart:http-cookie-no-samesite          | Low        | CWE-1275 | CSRF on older browsers                    |
+ * | rampart:http-trace-enabled               | Low        | CWE-693  | cross-site tracing (XST), modern browsers block it |
+ * | rampart:http-no-https-redirect           | Medium     | CWE-319  | all traffic in clear text                 |
+ * | rampart:http-directory-listing           | Medium     | CWE-548  | file names for anyone                     |
+ * | rampart:http-status-page-exposed         | Medium/Low | CWE-200  | Apache/PHP-FPM: URLs and clients; nginx stub: counters (Low) |
+ * | rampart:http-ds-store-exposed            | Low        | CWE-538  | file names of a directory                 |
+ * | rampart:http-backup-exposed              | Medium     | CWE-530  | source, data or credentials               |
+ * | rampart:http-git-exposed                 | High       | CWE-538  | whole source history and its secrets      |
+ * | rampart:http-env-exposed                 | High       | CWE-538  | application secrets                       |
+ */
+import { randomBytes } from 'node:crypto';
+import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
+import { directoryListing, EXPOSURE_PROBES, exposureFindings, type ExposureKind } from './http-exposures.js';
+import { cookieFindings, formatHeaders, missingHeaderFindings, versionDisclosureFinding } from './http-headers.js';
+import { hostHeader, sendHttpRequest, type HttpResponse } from './http-request.js';
+
+/** Requests in flight at once against one port. */
+const PARALLEL_REQUESTS = 3;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Checks every HTTP service, over TLS when the service speaks it. */
+export const httpCheck: Check = {
+  id: 'http',
+  appliesTo: (service: ServiceInfo) => service.name === 'http',
+  run: (endpoint: Endpoint, service: ServiceInfo) => runHttpCheck(endpoint, service.tls),
+};
+
+async function runHttpCheck(endpoint: Endpoint, secure: boolean): Promise<CheckFinding[]> {
+  const get = (path: string): Promise<HttpResponse | null> => sendHttpRequest(endpoint, secure, { path });
+  const origin = `${secure ? 'https' : 'http'}://${hostHeader(endpoint, secure)}`;
+
+  const root = await get('/');
+  if (root === null) return [];
+  const location = redirectTarget(root, origin);
+  const toHttps = location?.protocol === 'https:';
+  // Judge the page a browser would land on: follow one redirect that stays on this origin.
+  let page = root;
+  let pagePath = '/';
+  if (location !== null && location.origin === origin) {
+    pagePath = `${location.pathname}${location.search}`;
+    page = (await get(pagePath)) ?? root;
+  }
+
+  const findings: CheckFinding[] = [];
+  if (!secure && !toHttps) findings.push(noRedirectFinding(root));
+  // A plain-HTTP port that sends everyone to HTTPS serves no content worth headers.
+  if (secure || !toHttps) findings.push(...missingHeaderFindings(page.status, page.headers, secure));
+  const disclosure = versionDisclosureFinding(root.headers) ?? versionDisclosureFinding(page.headers);
+  if (disclosure !== null) findings.push(disclosure);
+  const setCookies = [root, page === root ? null : page].flatMap((response) => response?.headers['set-cookie'] ?? []);
+  findings.push(...cookieFindings({ 'set-cookie': setCookies }, secure));
+
+  // A 200 for a path that cannot exist means a catch-all: its page proves nothing.
+  const random = await get(`/rampart-${randomBytes(8).toString('hex')}`);
+  const known = [root.body, page.body, ...(random?.status === 200 ? [random.body] : [])];
+  const proves = (response: HttpResponse | null): response is HttpResponse =>
+    response !== null && response.status === 200 && response.body.length > 0 && !known.some((body) => body.equals(response.body));
+
+  const hits: Array<{ kind: ExposureKind; path: string; seen: string }> = [];
+  const listing = page.status === 200 ? directoryListing(page.body) : null;
+  if (listing !== null && (random?.status !== 200 || !random.body.equals(page.body))) {
+    hits.push({ kind: 'directory-listing', path: pagePath, seen: listing });
+  }
+  await forEachLimited(EXPOSURE_PROBES, PARALLEL_REQUESTS, async (probe) => {
+    const response = await get(probe.path);
+    const seen = proves(response) ? probe.recognise(response.body) : null;
+    if (seen !== null) hits.push({ kind: probe.kind, path: probe.path, seen });
+  });
+  // Probes finish in any order; keep evidence in the fixed probe order.
+  const order = (path: string): number => EXPOSURE_PROBES.findIndex((probe) => probe.path === path);
+  findings.push(...exposureFindings(hits.sort((a, b) => order(a.path) - order(b.path))));
+
+  const trace = await traceFinding(endpoint, secure);
+  if (trace !== null) findings.push(trace);
+  return endpoint.signal.aborted ? [] : findings;
+}
+
+/** Where a redirect points, resolved against the origin; null when the response is no redirect. */
+function redirectTarget(response: HttpResponse, origin: string): URL | null {
+  const location = response.headers.location;
+  if (!REDIRECT_STATUSES.has(response.status) || location === undefined) return null;
+  try {
+    return new URL(location, `${origin}/`);
+  } catch {
+    return null;
+  }
+}
+
+function noRedirectFinding(root: HttpResponse): CheckFinding {
+  const location = root.headers.location;
+  return {
+    ruleId: 'rampart:http-no-https-redirect',
+    name: 'Plain HTTP without a redirect to HTTPS',
+    description: 'The service answers over unencrypted HTTP and does not send visitors to HTTPS, so pages, credentials and cookies cross the network in clear text, readable and alterable by anyone in the path.',
+    solution: 'Serve the site over HTTPS and answer every plain-HTTP request with a 301/308 redirect to its https:// URL (then add HSTS).',
+    threat: 'Medium',
+    cvssBase: null,
+    cvssVector: null,
+    cve: [],
+    cwe: 'CWE-319',
+    evidence: `GET / -> ${root.status}${location === undefined ? ' (no redirect)' : `, Location: ${location} (not https)`}`,
+    references: ['https://cheatsheetseries.owasp.org/cheatsheets/Transport_Layer_Security_Cheat_Sheet.html', 'https://infosec.mozilla.org/guidelines/web_security#http-redirections'],
+  };
+}
+
+/** `TRACE /` with a marker header: a 200 echoing the request back means TRACE is enabled. */
+async function traceFinding(endpoint: Endpoint, secure: boolean): Promise<CheckFinding | null> {
+  const marker = randomBytes(8).toString('hex');
+  const response = await sendHttpRequest(endpoint, secure, { method: 'TRACE', path: '/', headers: { 'x-rampart-trace': marker } });
+  if (response === null || response.status !== 200) return null;
+  const echo = response.body.toString('latin1');
+  if (!/^TRACE \/ HTTP\/1\.[01]/.test(echo) || !echo.includes(marker)) return null;
+  return {
+    ruleId: 'rampart:http-trace-enabled',
+    name: 'HTTP TRACE method enabled',
+    description: 'The server answers TRACE by echoing the request, headers included. With another flaw this can reveal cookies or headers added by proxies (cross-site tracing); it serves no purpose in production.',
+    solution: 'Disable TRACE (Apache `TraceEnable off`; in other servers, reject the method).',
+    threat: 'Low',
+    cvssBase: null,
+    cvssVector: null,
+    cve: [],
+    cwe: 'CWE-693',
+    evidence: `TRACE / -> 200, ${response.headers['content-type'] ?? 'no content type'}, body echoes the request:\n${echo.slice(0, 300)}\n\n${formatHeaders(response.status, response.headers)}`,
+    references: [
+      'https://www.rfc-editor.org/rfc/rfc9110#name-trace',
+      'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/06-Test_HTTP_Methods',
+    ],
+  };
+}
+
+/** Runs `task` over `items` with at most `limit` in flight. */
+async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
