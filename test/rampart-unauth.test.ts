@@ -9,7 +9,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { decodeBson, encodeBson } from '../src/engines/rampart/checks/unauth-bson.js';
+import { decodeBson, encodeBson } from '../src/engines/rampart/protocols/bson.js';
 import {
   elasticsearchNoAuthCheck,
   ftpAnonymousCheck,

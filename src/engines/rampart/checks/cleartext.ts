@@ -17,8 +17,9 @@
  * nothing: "no STARTTLS" is only said when the server answered the capability question.
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { readNumericReply, sendCommand } from './unauth-reply.js';
-import { printable, withSession, type Session } from './unauth-session.js';
+import { readNumericReply, sendCommand } from '../protocols/reply.js';
+import { withSession, type Session } from '../protocols/session.js';
+import { printable } from './evidence.js';
 
 type MailOrFtp = 'ftp' | 'smtp' | 'pop3' | 'imap';
 

@@ -18,7 +18,8 @@
  */
 import type { Threat } from '../../engine.js';
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { printable, withSession, type Session } from './unauth-session.js';
+import { withSession, type Session } from '../protocols/session.js';
+import { printable } from './evidence.js';
 
 /** What a server offers in its KEXINIT, both directions merged. */
 export interface SshAlgorithms {

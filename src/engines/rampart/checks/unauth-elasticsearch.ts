@@ -5,7 +5,7 @@
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { sendHttpRequest } from './http-request.js';
-import { printable } from './unauth-session.js';
+import { printable } from './evidence.js';
 
 const MAX_NAMES_IN_EVIDENCE = 10;
 /** Sent with both requests: JSON, and no credentials of any kind. */

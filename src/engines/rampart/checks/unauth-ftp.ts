@@ -11,8 +11,9 @@ import type { Socket } from 'node:net';
 import net from 'node:net';
 import { connectTcp } from '../port-scan.js';
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { sendCommand, readNumericReply, type NumericReply } from './unauth-reply.js';
-import { printable, withSession, type Session } from './unauth-session.js';
+import { sendCommand, readNumericReply, type NumericReply } from '../protocols/reply.js';
+import { withSession, type Session } from '../protocols/session.js';
+import { printable } from './evidence.js';
 
 const ANONYMOUS_PASSWORD = 'rampart@example.com';
 const REFERENCES = ['https://www.rfc-editor.org/rfc/rfc1635', 'https://cwe.mitre.org/data/definitions/284.html'];

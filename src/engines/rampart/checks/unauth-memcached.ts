@@ -4,7 +4,8 @@
  * SASL or ASCII auth answers an error instead: no finding.
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { printable, withSession } from './unauth-session.js';
+import { withSession } from '../protocols/session.js';
+import { printable } from './evidence.js';
 
 /** The most `stats` lines read: a real answer has about 90. */
 const MAX_STAT_LINES = 200;
@@ -15,7 +16,7 @@ export const memcachedNoAuthCheck: Check = {
   id: 'memcached-noauth',
   appliesTo: (service: ServiceInfo) => service.name === 'memcached',
   run: (endpoint: Endpoint, service: ServiceInfo) =>
-    withSession(endpoint, { useTls: service.tls }, [] as CheckFinding[], async (session) => {
+    withSession(endpoint, { tls: service.tls }, [] as CheckFinding[], async (session) => {
       session.write('stats\r\n');
       const stats = new Map<string, string>();
       for (let i = 0; i < MAX_STAT_LINES; i++) {

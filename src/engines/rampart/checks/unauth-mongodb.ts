@@ -6,8 +6,9 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { BsonError, decodeBson, encodeBson, type BsonDocument, type BsonInput } from './unauth-bson.js';
-import { MAX_BUFFERED_BYTES, printable, withSession } from './unauth-session.js';
+import { BsonError, decodeBson, encodeBson, type BsonDocument, type BsonInput } from '../protocols/bson.js';
+import { MAX_BUFFERED_BYTES, withSession } from '../protocols/session.js';
+import { printable } from './evidence.js';
 
 /** https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/#op_msg */
 export const OP_MSG = 2013;
@@ -19,7 +20,7 @@ export const mongodbNoAuthCheck: Check = {
   id: 'mongodb-noauth',
   appliesTo: (service: ServiceInfo) => service.name === 'mongodb',
   run: (endpoint: Endpoint, service: ServiceInfo) =>
-    withSession(endpoint, { useTls: service.tls }, [] as CheckFinding[], async (session) => {
+    withSession(endpoint, { tls: service.tls }, [] as CheckFinding[], async (session) => {
       const requestId = randomInt(1, 2 ** 31 - 1);
       session.write(encodeOpMsg(requestId, 0, { listDatabases: 1, nameOnly: true, $db: 'admin' }));
       const header = await session.readBytes(16);

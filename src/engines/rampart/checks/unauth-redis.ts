@@ -4,14 +4,15 @@
  * often run code). `-NOAUTH` / `-DENIED` answers mean access control is on: no finding.
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { printable, withSession, type Parsed, type Session } from './unauth-session.js';
+import { withSession, type Parsed, type Session } from '../protocols/session.js';
+import { printable } from './evidence.js';
 
 /** The Redis check: applies to `redis`, over TLS when the service speaks it. */
 export const redisNoAuthCheck: Check = {
   id: 'redis-noauth',
   appliesTo: (service: ServiceInfo) => service.name === 'redis',
   run: (endpoint: Endpoint, service: ServiceInfo) =>
-    withSession(endpoint, { useTls: service.tls }, [] as CheckFinding[], async (session) => {
+    withSession(endpoint, { tls: service.tls }, [] as CheckFinding[], async (session) => {
       session.write('*1\r\n$4\r\nPING\r\n');
       const pong = await session.readLine(512);
       if (pong === null || !pong.startsWith('+')) return [];

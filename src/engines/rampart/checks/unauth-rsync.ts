@@ -4,7 +4,8 @@
  * what to fetch (and modules without `auth users` can be downloaded outright).
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { printable, withSession } from './unauth-session.js';
+import { withSession } from '../protocols/session.js';
+import { printable } from './evidence.js';
 
 /** Lines of the listing read at most (a message of the day may precede the modules). */
 const MAX_LIST_LINES = 500;

@@ -3,7 +3,7 @@
  * silent and answers an SSLRequest with one byte, then a StartupMessage with an authentication
  * request or an error. We never send a password: what the server asks for is the answer.
  */
-import { withConversation } from './conn.js';
+import { DETECTION_SESSION, withSession } from '../protocols/session.js';
 import type { Identified } from './info.js';
 import type { Endpoint } from '../checks/check.js';
 
@@ -87,12 +87,12 @@ const AUTH_METHODS: Readonly<Record<number, string>> = { 0: 'trust', 3: 'passwor
  * server lets that role in without a password, `server_version`; then sends Terminate.
  */
 export async function probePostgres(endpoint: Endpoint): Promise<Identified | null> {
-  const sslAnswer = await withConversation(endpoint, { tls: false }, async (conversation) => {
+  const sslAnswer = await withSession(endpoint, DETECTION_SESSION, null, async (session) => {
     const request = Buffer.alloc(8);
     request.writeInt32BE(8, 0);
     request.writeInt32BE(SSL_REQUEST_CODE, 4);
-    conversation.write(request);
-    return conversation.read((received) => received.length >= 1);
+    session.write(request);
+    return session.readUntil((received) => received.length >= 1);
   });
   // Exactly one byte, S or N: anything more is not PostgreSQL's answer.
   if (sslAnswer?.length !== 1 || (sslAnswer[0] !== 0x53 && sslAnswer[0] !== 0x4e)) return null;
@@ -100,9 +100,9 @@ export async function probePostgres(endpoint: Endpoint): Promise<Identified | nu
   if (endpoint.signal.aborted) return { name: 'postgresql', product: 'PostgreSQL', details };
 
   let version: string | null = null;
-  await withConversation(endpoint, { tls: false }, async (conversation) => {
-    conversation.write(startupMessage());
-    const messages = backendMessages(await conversation.read(startupOver));
+  await withSession(endpoint, DETECTION_SESSION, null, async (session) => {
+    session.write(startupMessage());
+    const messages = backendMessages(await session.readUntil(startupOver));
     for (const { type, payload } of messages) {
       if (type === 'R' && payload.length >= 4) {
         const code = payload.readInt32BE(0);
@@ -115,7 +115,7 @@ export async function probePostgres(endpoint: Endpoint): Promise<Identified | nu
         if (name === 'server_version' && value) version = /^\d+(?:\.\d+)?/.exec(value)?.[0] ?? null;
       }
     }
-    if (messages.some((m) => m.type === 'Z')) conversation.write(Buffer.from([0x58, 0, 0, 0, 4])); // Terminate
+    if (messages.some((m) => m.type === 'Z')) session.write(Buffer.from([0x58, 0, 0, 0, 4])); // Terminate
   });
   return { name: 'postgresql', product: 'PostgreSQL', version, details };
 }

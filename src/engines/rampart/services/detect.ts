@@ -10,7 +10,8 @@
  */
 import type { Endpoint, ServiceInfo } from '../checks/check.js';
 import { escapeBanner } from '../banner.js';
-import { withConversation } from './conn.js';
+import { DETECTION_SESSION, withSession } from '../protocols/session.js';
+import { readNumericReply } from '../protocols/reply.js';
 import { identifyMysql, probePostgres } from './databases.js';
 import { greetingSuggestsFtp, probeFtp } from './ftp.js';
 import { requestRoot } from './http.js';
@@ -19,7 +20,6 @@ import { identifyRedisGreeting, probeMemcached, probeRedis } from './kv.js';
 import { probeImap, probePop3, probeSmtp } from './mail.js';
 import { identifyRsync, identifyTelnet, identifyVnc } from './misc.js';
 import { probeMongo } from './mongodb.js';
-import { readNumberedReply } from './reply.js';
 import { identifySsh } from './ssh.js';
 import { probeTls, tlsDetails } from './tls.js';
 
@@ -66,18 +66,18 @@ async function identifyGreeting(endpoint: Endpoint, bytes: Buffer, tls: boolean)
  * (`FEAT` or `EHLO`); the answer decides: an FTP server rejects EHLO, an SMTP server FEAT.
  */
 function probeFtpOrSmtp(endpoint: Endpoint, tls: boolean): Promise<Identified | null> {
-  return withConversation(endpoint, { tls }, async (conversation) => {
-    const greeting = await readNumberedReply(conversation);
-    if (greeting.code !== 220) return null;
+  return withSession(endpoint, { ...DETECTION_SESSION, tls }, null, async (session) => {
+    const greeting = await readNumericReply(session);
+    if (greeting?.code !== 220) return null;
     const text = greeting.lines.join('\n');
     const steps = greetingSuggestsFtp(text) ? [probeFtp, probeSmtp] : [probeSmtp, probeFtp];
     let found: Identified | null = null;
     for (const step of steps) {
       if (endpoint.signal.aborted) break;
-      found = await step(conversation, text);
+      found = await step(session, text);
       if (found) break;
     }
-    conversation.write('QUIT\r\n');
+    session.write('QUIT\r\n');
     return found;
   });
 }
@@ -114,7 +114,7 @@ async function probeTlsService(endpoint: Endpoint): Promise<ServiceInfo | null> 
 }
 
 async function probeHttp(endpoint: Endpoint): Promise<Identified | null> {
-  const result = await withConversation(endpoint, { tls: false }, (conversation) => requestRoot(conversation, endpoint, false));
+  const result = await withSession(endpoint, DETECTION_SESSION, null, (session) => requestRoot(session, endpoint, false));
   return result?.found ?? null;
 }
 

@@ -2,9 +2,9 @@
  * FTP: a `220` greeting, then `FEAT` (RFC 2389) lists the extensions; `AUTH TLS` among them
  * (RFC 4217) means the server offers explicit TLS.
  */
-import type { Conversation } from './conn.js';
+import type { Session } from '../protocols/session.js';
+import { replyText, sendCommand, type NumericReply } from '../protocols/reply.js';
 import type { Identified } from './info.js';
-import { command, replyText, type NumberedReply } from './reply.js';
 
 /** Greetings of known FTP servers, with the product each names and where its version is. */
 const PRODUCTS: ReadonlyArray<{ pattern: RegExp; product: string }> = [
@@ -21,13 +21,13 @@ export function greetingSuggestsFtp(greeting: string): boolean {
 }
 
 /**
- * Asks `FEAT` on a conversation past its greeting. Identifies FTP on a `211` feature list, or on
+ * Asks `FEAT` on a session past its greeting. Identifies FTP on a `211` feature list, or on
  * any other reply when the greeting already named an FTP server; null otherwise.
  */
-export async function probeFtp(conversation: Conversation, greeting: string): Promise<Identified | null> {
-  const reply = await command(conversation, 'FEAT');
+export async function probeFtp(session: Session, greeting: string): Promise<Identified | null> {
+  const reply = await sendCommand(session, 'FEAT');
   const named = PRODUCTS.find(({ pattern }) => pattern.test(greeting));
-  if (reply.code !== 211 && !(named && reply.code !== null)) return null;
+  if (reply?.code !== 211 && !(named && reply)) return null;
   return {
     name: 'ftp',
     product: named?.product ?? null,
@@ -36,8 +36,8 @@ export async function probeFtp(conversation: Conversation, greeting: string): Pr
   };
 }
 
-function ftpDetails(feat: NumberedReply): Record<string, string> {
-  const features = feat.code === 211 ? replyText(feat).slice(1, -1).map((line) => line.trim()) : [];
+function ftpDetails(feat: NumericReply | null): Record<string, string> {
+  const features = feat?.code === 211 ? replyText(feat).slice(1, -1).map((line) => line.trim()) : [];
   const details: Record<string, string> = {
     starttls: features.some((feature) => /^AUTH\b.*\bTLS\b/i.test(feature)) ? 'yes' : 'no',
   };

@@ -4,7 +4,7 @@
  * by its root document (`elasticsearch.ts`).
  */
 import net from 'node:net';
-import { MAX_ANSWER_BYTES, type Conversation } from './conn.js';
+import { MAX_ANSWER_BYTES, type Session } from '../protocols/session.js';
 import { cpeFor } from './cpe.js';
 import { identifyElasticsearch } from './elasticsearch.js';
 import type { Identified } from './info.js';
@@ -118,14 +118,14 @@ export function identifyHttpResponse(bytes: Buffer): Identified | null {
   return { name: 'http', ...named, details };
 }
 
-/** Sends `GET /` on an open conversation and names what answered, or null. */
+/** Sends `GET /` on an open session and names what answered, or null. */
 export async function requestRoot(
-  conversation: Conversation,
+  session: Session,
   endpoint: Endpoint,
   tls: boolean,
   complete: (received: Buffer) => boolean = responseComplete,
 ): Promise<{ answer: Buffer; found: Identified | null }> {
-  conversation.write(rootRequest(endpoint, tls));
-  const answer = await conversation.read(complete);
+  session.write(rootRequest(endpoint, tls));
+  const answer = await session.readUntil(complete);
   return { answer, found: identifyHttpResponse(answer) };
 }

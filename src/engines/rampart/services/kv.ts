@@ -3,7 +3,7 @@
  * password is set, then `INFO server` gives `redis_version`. memcached: the text command
  * `version` answers `VERSION x.y.z`. Nothing is read from or written to the store.
  */
-import { untilLine, withConversation } from './conn.js';
+import { DETECTION_SESSION, untilLine, withSession } from '../protocols/session.js';
 import { linesOf, type Identified } from './info.js';
 import type { Endpoint } from '../checks/check.js';
 
@@ -32,34 +32,34 @@ export function identifyRedisGreeting(text: string): Identified | null {
 
 /** Redis: PING, then `INFO server` when PING needed no password. */
 export function probeRedis(endpoint: Endpoint): Promise<Identified | null> {
-  return withConversation(endpoint, { tls: false }, async (conversation) => {
-    conversation.write('PING\r\n');
-    const ping = linesOf(await conversation.read(untilLine))[0] ?? '';
+  return withSession(endpoint, DETECTION_SESSION, null, async (session) => {
+    session.write('PING\r\n');
+    const ping = linesOf(await session.readUntil(untilLine))[0] ?? '';
     const known = PING_REPLIES.find(({ pattern }) => pattern.test(ping));
     if (!known) return null;
     const details: Record<string, string> = { auth: known.auth };
     if (ping.startsWith('-DENIED')) details.protected_mode = 'yes';
     let version: string | null = null;
     if (known.auth === 'none' && !endpoint.signal.aborted) {
-      conversation.write('INFO server\r\n');
-      const info = (await conversation.read(respComplete)).toString('latin1');
+      session.write('INFO server\r\n');
+      const info = (await session.readUntil(respComplete)).toString('latin1');
       version = /^redis_version:(\d[\w.]*)/m.exec(info)?.[1] ?? null;
       const mode = /^redis_mode:(\w+)/m.exec(info)?.[1];
       if (mode) details.mode = mode;
     }
-    conversation.write('QUIT\r\n');
+    session.write('QUIT\r\n');
     return { name: 'redis', product: 'Redis', version, details };
   });
 }
 
 /** memcached: the `version` text command. */
 export function probeMemcached(endpoint: Endpoint): Promise<Identified | null> {
-  return withConversation(endpoint, { tls: false }, async (conversation) => {
-    conversation.write('version\r\n');
-    const reply = linesOf(await conversation.read(untilLine))[0] ?? '';
+  return withSession(endpoint, DETECTION_SESSION, null, async (session) => {
+    session.write('version\r\n');
+    const reply = linesOf(await session.readUntil(untilLine))[0] ?? '';
     const version = /^VERSION (\d[\w.]*)/.exec(reply)?.[1];
     if (!version) return null;
-    conversation.write('quit\r\n');
+    session.write('quit\r\n');
     // The text protocol answered without SASL: anyone who reaches the port can use the cache.
     return { name: 'memcached', product: 'memcached', version, details: { auth: 'none' } };
   });

@@ -4,10 +4,10 @@
  * (RFC 2595). IMAP: `* OK` greeting, `CAPABILITY` (RFC 9051) with `STARTTLS`. Nothing past the
  * capability listing is sent: no login, no mail command.
  */
-import { untilLine, untilLineMatching, withConversation, type Conversation } from './conn.js';
+import { DETECTION_SESSION, untilLine, untilLineMatching, withSession, type Session } from '../protocols/session.js';
+import { replyText, sendCommand } from '../protocols/reply.js';
 import { linesOf, type Identified } from './info.js';
 import type { Endpoint } from '../checks/check.js';
-import { command, replyText } from './reply.js';
 
 /** The name our EHLO gives: `.invalid` (RFC 2606) cannot be anybody's real domain. */
 const CLIENT_NAME = 'rampart.invalid';
@@ -21,15 +21,15 @@ const SMTP_PRODUCTS: ReadonlyArray<{ pattern: RegExp; product: string }> = [
 ];
 
 /**
- * Says `EHLO` on a conversation past its `220` greeting. Identifies SMTP on a `250` answer, or on
+ * Says `EHLO` on a session past its `220` greeting. Identifies SMTP on a `250` answer, or on
  * any numbered answer when the greeting already said (E)SMTP; null otherwise.
  */
-export async function probeSmtp(conversation: Conversation, greeting: string): Promise<Identified | null> {
-  const reply = await command(conversation, `EHLO ${CLIENT_NAME}`);
+export async function probeSmtp(session: Session, greeting: string): Promise<Identified | null> {
+  const reply = await sendCommand(session, `EHLO ${CLIENT_NAME}`);
   const saidSmtp = /\bE?SMTP\b/i.test(greeting);
-  if (reply.code !== 250 && !(saidSmtp && reply.code !== null)) return null;
+  if (reply?.code !== 250 && !(saidSmtp && reply)) return null;
   // The first line of a 250 answer is the server's name; the others are extension keywords.
-  const extensions = reply.code === 250 ? replyText(reply).slice(1) : [];
+  const extensions = reply?.code === 250 ? replyText(reply).slice(1) : [];
   const details: Record<string, string> = {
     starttls: extensions.some((line) => /^STARTTLS\b/i.test(line)) ? 'yes' : 'no',
   };
@@ -54,12 +54,12 @@ function mailboxProduct(greeting: string): Pick<Identified, 'product' | 'version
 
 /** POP3: reads the `+OK` greeting, asks `CAPA`, says `QUIT`. Null when the greeting is not POP3. */
 export function probePop3(endpoint: Endpoint, tls: boolean): Promise<Identified | null> {
-  return withConversation(endpoint, { tls }, async (conversation) => {
-    const greeting = linesOf(await conversation.read(untilLine)).join('\n');
+  return withSession(endpoint, { ...DETECTION_SESSION, tls }, null, async (session) => {
+    const greeting = linesOf(await session.readUntil(untilLine)).join('\n');
     if (!/^\+OK\b/.test(greeting)) return null;
-    conversation.write('CAPA\r\n');
-    const capa = linesOf(await conversation.read(untilLineMatching(/^(\.|-ERR\b.*)$/)));
-    conversation.write('QUIT\r\n');
+    session.write('CAPA\r\n');
+    const capa = linesOf(await session.readUntil(untilLineMatching(/^(\.|-ERR\b.*)$/)));
+    session.write('QUIT\r\n');
     const capabilities = capa[0]?.startsWith('+OK') ? capa.slice(1).filter((line) => line !== '.') : [];
     const details: Record<string, string> = {
       starttls: capabilities.some((line) => /^STLS\b/i.test(line)) ? 'yes' : 'no',
@@ -75,16 +75,16 @@ export function probePop3(endpoint: Endpoint, tls: boolean): Promise<Identified 
  * else asks `CAPABILITY`, then says `LOGOUT`. Null when the greeting is not IMAP.
  */
 export function probeImap(endpoint: Endpoint, tls: boolean): Promise<Identified | null> {
-  return withConversation(endpoint, { tls }, async (conversation) => {
-    const greeting = linesOf(await conversation.read(untilLine))[0] ?? '';
+  return withSession(endpoint, { ...DETECTION_SESSION, tls }, null, async (session) => {
+    const greeting = linesOf(await session.readUntil(untilLine))[0] ?? '';
     if (!/^\* (OK|PREAUTH)\b/i.test(greeting)) return null;
     let capabilities = /\[CAPABILITY ([^\]]*)\]/i.exec(greeting)?.[1];
     if (capabilities === undefined) {
-      conversation.write('r1 CAPABILITY\r\n');
-      const answer = linesOf(await conversation.read(untilLineMatching(/^r1 /)));
+      session.write('r1 CAPABILITY\r\n');
+      const answer = linesOf(await session.readUntil(untilLineMatching(/^r1 /)));
       capabilities = answer.find((line) => /^\* CAPABILITY /i.test(line))?.slice(13);
     }
-    conversation.write('r2 LOGOUT\r\n');
+    session.write('r2 LOGOUT\r\n');
     const list = capabilities?.trim().split(/\s+/) ?? [];
     const details: Record<string, string> = { starttls: list.some((c) => /^STARTTLS$/i.test(c)) ? 'yes' : 'no' };
     if (list.length > 0) details.capabilities = list.join(' ');

@@ -4,8 +4,8 @@
  * with `nameOnly` to learn whether the server demands authentication (`Unauthorized`, code 13).
  * The database names it may return are not kept.
  */
-import { withConversation, type Conversation } from './conn.js';
-import { readBson, writeBson, type BsonDocument } from './bson.js';
+import { DETECTION_SESSION, withSession, type Session } from '../protocols/session.js';
+import { decodeBson, encodeBson, type BsonDocument } from '../protocols/bson.js';
 import type { Identified } from './info.js';
 import type { Endpoint } from '../checks/check.js';
 
@@ -14,7 +14,7 @@ const UNAUTHORIZED = 13;
 
 /** An OP_MSG with one body section (kind 0) holding `command`. */
 export function opMsg(requestId: number, command: Record<string, string | number | boolean>): Buffer {
-  const body = writeBson(command);
+  const body = encodeBson(command);
   const head = Buffer.alloc(21);
   head.writeInt32LE(21 + body.length, 0);
   head.writeInt32LE(requestId, 4);
@@ -29,16 +29,16 @@ const messageComplete = (received: Buffer): boolean => received.length >= 4 && r
 
 /** Sends one command and returns the reply's body document, or null when the answer is not one. */
 async function runCommand(
-  conversation: Conversation,
+  session: Session,
   requestId: number,
   command: Record<string, string | number | boolean>,
 ): Promise<BsonDocument | null> {
-  conversation.write(opMsg(requestId, command));
-  const reply = await conversation.read(messageComplete);
+  session.write(opMsg(requestId, command));
+  const reply = await session.readUntil(messageComplete);
   if (reply.length < 21 || reply.readInt32LE(12) !== OP_MSG || reply.readInt32LE(8) !== requestId) return null;
   if (reply.readUInt8(20) !== 0) return null;
   try {
-    return readBson(reply, 21);
+    return decodeBson(reply, 21);
   } catch {
     return null;
   }
@@ -48,10 +48,10 @@ const isOk = (reply: BsonDocument | null): boolean => reply !== null && Number(r
 
 /** Identifies MongoDB by its handshake reply (`maxWireVersion`); null when nothing answers like it. */
 export function probeMongo(endpoint: Endpoint): Promise<Identified | null> {
-  return withConversation(endpoint, { tls: false }, async (conversation) => {
-    let hello = await runCommand(conversation, 1, { hello: 1, $db: 'admin' });
+  return withSession(endpoint, DETECTION_SESSION, null, async (session) => {
+    let hello = await runCommand(session, 1, { hello: 1, $db: 'admin' });
     if (hello !== null && !isOk(hello) && !endpoint.signal.aborted) {
-      hello = await runCommand(conversation, 2, { isMaster: 1, $db: 'admin' });
+      hello = await runCommand(session, 2, { isMaster: 1, $db: 'admin' });
     }
     if (!isOk(hello) || hello === null || hello.maxWireVersion === undefined) return null;
 
@@ -60,11 +60,11 @@ export function probeMongo(endpoint: Endpoint): Promise<Identified | null> {
     if (typeof hello.setName === 'string') details.replica_set = hello.setName;
     let version: string | null = null;
     if (!endpoint.signal.aborted) {
-      const build = await runCommand(conversation, 3, { buildInfo: 1, $db: 'admin' });
+      const build = await runCommand(session, 3, { buildInfo: 1, $db: 'admin' });
       if (isOk(build) && typeof build?.version === 'string') version = build.version;
     }
     if (!endpoint.signal.aborted) {
-      const list = await runCommand(conversation, 4, { listDatabases: 1, nameOnly: true, $db: 'admin' });
+      const list = await runCommand(session, 4, { listDatabases: 1, nameOnly: true, $db: 'admin' });
       if (isOk(list)) details.auth = 'none';
       else if (list !== null && Number(list.code) === UNAUTHORIZED) details.auth = 'required';
     }

@@ -3,13 +3,14 @@
  * handshake succeeds, the protocol inside is asked next: `GET /` over the TLS session, whose
  * answer is either HTTP or the greeting of a server that speaks first (IMAPS, POP3S, SMTPS).
  */
-import { openConversation, type TlsSession } from './conn.js';
+import { DETECTION_SESSION, openSession } from '../protocols/session.js';
+import type { NegotiatedTls } from '../protocols/session-tls.js';
 import { requestRoot, responseComplete } from './http.js';
 import type { Identified } from './info.js';
 import type { Endpoint } from '../checks/check.js';
 
 export interface TlsProbeResult {
-  session: TlsSession;
+  session: NegotiatedTls;
   /** What the service inside TLS was recognised as over HTTP, or null. */
   http: Identified | null;
   /** The bytes that came back on the TLS session (a greeting, when not HTTP). */
@@ -26,22 +27,21 @@ function answerComplete(received: Buffer): boolean {
 
 /** The negotiated session and what answered inside it; null when no TLS handshake completed. */
 export async function probeTls(endpoint: Endpoint): Promise<TlsProbeResult | null> {
-  const conversation = await openConversation(endpoint, { tls: true });
-  if (!conversation?.tls) {
-    conversation?.close();
+  const session = await openSession(endpoint, { ...DETECTION_SESSION, tls: true });
+  if (!session?.tls) {
+    session?.close();
     return null;
   }
   try {
-    const session = conversation.tls;
-    const { answer, found } = await requestRoot(conversation, endpoint, true, answerComplete);
-    return { session, http: found, answer };
+    const { answer, found } = await requestRoot(session, endpoint, true, answerComplete);
+    return { session: session.tls, http: found, answer };
   } finally {
-    conversation.close();
+    session.close();
   }
 }
 
 /** `details` entries describing a TLS session. */
-export function tlsDetails(session: TlsSession): Record<string, string> {
+export function tlsDetails(session: NegotiatedTls): Record<string, string> {
   const details: Record<string, string> = { tls_cipher: session.cipher };
   if (session.protocol) details.tls_version = session.protocol;
   if (session.alpn) details.alpn = session.alpn;
