@@ -20,6 +20,7 @@ import { identifyRedisGreeting, probeMemcached, probeRedis } from './kv.js';
 import { probeImap, probePop3, probeSmtp } from './mail.js';
 import { identifyRsync, identifyTelnet, identifyVnc } from './misc.js';
 import { probeMongo } from './mongodb.js';
+import { identifyNats, probeAmqp, probeMqtt } from './brokers.js';
 import { identifySsh } from './ssh.js';
 import { probeTls, tlsDetails } from './tls.js';
 
@@ -53,7 +54,7 @@ async function identifyGreeting(endpoint: Endpoint, bytes: Buffer, tls: boolean)
   const text = bytes.toString('latin1');
   const passive = identifySsh(text) ?? identifyMysql(bytes) ?? identifyTelnet(bytes) ?? identifyRsync(text);
   if (passive) return passive;
-  const other = identifyVnc(text) ?? identifyRedisGreeting(text);
+  const other = identifyVnc(text) ?? identifyRedisGreeting(text) ?? identifyNats(text);
   if (other) return other;
   if (/^220[ -]/.test(text)) return (await probeFtpOrSmtp(endpoint, tls)) ?? guessFrom220(text);
   if (/^\+OK\b/.test(text)) return (await probePop3(endpoint, tls)) ?? { name: 'pop3' };
@@ -125,14 +126,18 @@ const SILENT_PROBES = {
   memcached: plain(probeMemcached),
   postgresql: plain(probePostgres),
   mongodb: plain(probeMongo),
+  amqp: plain(probeAmqp),
+  mqtt: plain(probeMqtt),
 } satisfies Record<string, SilentProbe>;
 
 type ProbeName = keyof typeof SILENT_PROBES;
 
-const DEFAULT_ORDER: readonly ProbeName[] = ['tls', 'http', 'redis', 'memcached', 'postgresql', 'mongodb'];
+const DEFAULT_ORDER: readonly ProbeName[] = ['tls', 'http', 'redis', 'memcached', 'postgresql', 'mongodb', 'amqp', 'mqtt'];
 
 /** Usual homes of each protocol: only which probe goes first, never the verdict. */
 const PORT_HINTS: Readonly<Record<number, ProbeName>> = {
+  1883: 'mqtt',
+  5672: 'amqp',
   80: 'http',
   443: 'tls',
   465: 'tls',
