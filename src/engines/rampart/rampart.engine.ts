@@ -16,6 +16,7 @@ import type { Check } from './checks/check.js';
 import { DEFAULT_CHECKS, detectDefault } from './checks/registry.js';
 import { ServiceStage, type DetectService } from './service-stage.js';
 import { SocketBudget } from './budget.js';
+import { TokenBucket } from './rate-limit.js';
 import { planTargets, resolveWithSystemDns, type ResolveHost } from './targets.js';
 
 /** Version recorded on each run; bump it when what the engine finds changes. */
@@ -119,6 +120,8 @@ async function produceEvents(
     await emit({ type: 'log', level: 'warn', message: 'No vulnerability database is synced, so software versions were not matched to known CVEs. Run `rampart vulndb sync`.' });
   }
   const budget = new SocketBudget(job.limits.maxConcurrency);
+  // One rate limit for every packet-sending stage of the job.
+  const bucket = job.limits.ratePerSecond > 0 ? new TokenBucket(job.limits.ratePerSecond) : undefined;
   const services = new ServiceStage({
     budget,
     limits: job.limits,
@@ -129,6 +132,7 @@ async function produceEvents(
     vulnerabilities: job.vulnerabilities,
     concurrency: Math.min(SERVICE_CONCURRENCY, job.limits.maxConcurrency),
     udp: stages.udp,
+    bucket,
   });
   let lastPercent = 0;
   const progress = async (percent: number) => {
@@ -144,6 +148,7 @@ async function produceEvents(
     signal,
     progressCeiling: PORT_SCAN_SHARE,
     budget,
+    bucket,
     emit: (event) => (event.type === 'progress' ? progress(event.percent) : emit(event)),
     onOpenPort: (host, port) => services.add(host, port),
     onHostDone: async (host, up) => {

@@ -16,7 +16,7 @@ import { connectTcp } from './port-scan.js';
 import { HostTiming } from './timing.js';
 import type { SocketBudget } from './budget.js';
 import type { PortSet } from './ports.js';
-import { TokenBucket } from './rate-limit.js';
+import type { TokenBucket } from './rate-limit.js';
 import type { AddressGroup } from './targets.js';
 
 /** Everything the stage needs; `emit` applies back-pressure, so it is awaited. */
@@ -35,6 +35,8 @@ export interface PortScanContext {
   progressCeiling?: number;
   /** Shared with the service stage: bounds the sockets open at once. */
   budget: SocketBudget;
+  /** The job's rate limit (RAMPART_SCAN_RATE), shared with the UDP probes; absent for none. */
+  bucket: TokenBucket | undefined;
 }
 
 /** Per-address warnings before the rest are summed up: a refused /8 must not log 16M lines. */
@@ -74,7 +76,7 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
   const { ports, guard, limits, signal, emit } = context;
   const total = context.groups.reduce((sum, group) => sum + group.count, 0n) * BigInt(ports.count);
   const progress = new ProgressMeter(total, context.progressCeiling ?? 99);
-  const bucket = limits.ratePerSecond > 0 ? new TokenBucket(limits.ratePerSecond) : undefined;
+  const { bucket } = context;
   const warnedErrorCodes = new Set<string>();
   // The scan-wide estimate that a host without answers of its own borrows.
   const scanTiming = new HostTiming(limits.connectTimeoutMs, limits.maxConcurrency);
