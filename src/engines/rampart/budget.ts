@@ -3,6 +3,26 @@
  * port scan and the service stage. Port probes give their slot back before handing an open port
  * on, so the two stages never wait on each other in a circle.
  */
+/**
+ * Takes room with `tryTake` (which checks and takes in one synchronous step: an await between the
+ * two would let several waiters take the same room), waiting for a wake-up from `waiters` while
+ * there is none. Resolves false when the signal aborted first.
+ */
+export async function takeRoom(tryTake: () => boolean, waiters: (() => void)[], signal: AbortSignal): Promise<boolean> {
+  for (;;) {
+    if (signal.aborted) return false;
+    if (tryTake()) return true;
+    await new Promise<void>((resolve) => {
+      const onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiters.push(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+}
+
 export class SocketBudget {
   #free: number;
   #waiters: (() => void)[] = [];
@@ -13,20 +33,12 @@ export class SocketBudget {
 
   /** Takes a slot; false when the signal aborted first. */
   async acquire(signal: AbortSignal): Promise<boolean> {
-    while (this.#free === 0) {
-      if (signal.aborted) return false;
-      await new Promise<void>((resolve) => {
-        const onAbort = () => resolve();
-        signal.addEventListener('abort', onAbort, { once: true });
-        this.#waiters.push(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
-      });
-    }
-    if (signal.aborted) return false;
-    this.#free -= 1;
-    return true;
+    const tryTake = (): boolean => {
+      if (this.#free === 0) return false;
+      this.#free -= 1;
+      return true;
+    };
+    return takeRoom(tryTake, this.#waiters, signal);
   }
 
   release(): void {

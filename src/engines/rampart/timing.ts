@@ -5,6 +5,7 @@
  * short timeouts and a growing window; one that starts dropping probes after having answered
  * gets a smaller window. Before any answer the configured connect timeout applies.
  */
+import { takeRoom } from './budget.js';
 
 /** Lower bound of a timeout learned from samples (nmap -T4 uses 100 ms too). */
 const MIN_TIMEOUT_MS = 100;
@@ -67,20 +68,12 @@ export class HostTiming {
 
   /** Waits for room in the window (or the signal's abort). */
   async acquire(signal: AbortSignal): Promise<boolean> {
-    while (this.#inFlight >= Math.floor(this.#window)) {
-      if (signal.aborted) return false;
-      await new Promise<void>((resolve) => {
-        const onAbort = () => resolve();
-        signal.addEventListener('abort', onAbort, { once: true });
-        this.#waiters.push(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
-      });
-    }
-    if (signal.aborted) return false;
-    this.#inFlight += 1;
-    return true;
+    const tryTake = (): boolean => {
+      if (this.#inFlight >= Math.floor(this.#window)) return false;
+      this.#inFlight += 1;
+      return true;
+    };
+    return takeRoom(tryTake, this.#waiters, signal);
   }
 
   release(): void {
