@@ -1,0 +1,63 @@
+/** The Vulnerability and Target resources (DESIGN.md "Filled-in API details"). */
+import { Type, type Static } from 'typebox';
+import { Nullable, StringEnum } from '../http/schemas.js';
+
+export const THREATS = ['Critical', 'High', 'Medium', 'Low', 'Informational'] as const;
+export const STATUSES = ['Unresolved', 'Accepted', 'False Positive'] as const;
+
+export const VulnerabilitySchema = Type.Object(
+  {
+    id: Type.Integer(),
+    scan_uuid: Type.String({ format: 'uuid' }),
+    scan_name: Type.String(),
+    run_index: Type.Integer({ description: 'The run that last saw it' }),
+    target_id: Nullable(Type.Integer()),
+    name: Type.String(),
+    description: Type.String(),
+    solution: Type.String(),
+    threat: StringEnum(THREATS),
+    cvss_base: Nullable(Type.Number()),
+    cvss_vector: Nullable(Type.String()),
+    cve: Type.Array(Type.String()),
+    cwe: Nullable(Type.String()),
+    hostname: Type.String(),
+    host_ip: Type.String(),
+    port: Nullable(Type.Integer()),
+    protocol: Nullable(Type.String()),
+    service: Nullable(Type.String()),
+    scan_type: Type.String(),
+    engine: Type.String(),
+    rule_id: Type.String(),
+    evidence: Type.String(),
+    references: Type.Array(Type.String()),
+    kev: Type.Boolean({ description: 'In the CISA Known Exploited Vulnerabilities catalog' }),
+    epss: Nullable(Type.Number({ description: 'FIRST EPSS probability, 0-1' })),
+    status: StringEnum(STATUSES),
+    first_seen_at: Type.String({ format: 'date-time' }),
+    last_seen_at: Type.String({ format: 'date-time' }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Vulnerability' },
+);
+export type VulnerabilityResource = Static<typeof VulnerabilitySchema>;
+
+export const TargetSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    target: Type.String(),
+    type: StringEnum(['Domain', 'Ip'] as const),
+    description: Nullable(Type.String()),
+    status: StringEnum(['Active', 'Inactive', 'Unknown'] as const),
+    last_scan: Nullable(Type.String({ format: 'date-time' })),
+    vulnerabilities_count: Type.Integer(),
+    critical: Type.Integer(),
+    high: Type.Integer(),
+    medium: Type.Integer(),
+    low: Type.Integer(),
+    informational: Type.Integer(),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Target' },
+);
+export type TargetResource = Static<typeof TargetSchema>;
