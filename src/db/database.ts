@@ -6,6 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
@@ -56,7 +57,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const memory = options.dataDir.startsWith('memory://');
     const dir = memory ? options.dataDir : path.join(options.dataDir, 'pglite');
     if (!memory) await fs.mkdir(dir, { recursive: true });
-    const pglite = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: Number } });
+    // pg_trgm backs substring search of findings and targets (migration 0005).
+    const pglite = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: Number }, extensions: { pg_trgm } });
     dialect = new PGliteDialect(pglite);
     kind = 'pglite';
   }

@@ -7,10 +7,12 @@ import * as foundation from './0001-foundation.js';
 import * as scansRuns from './0002-scans-runs.js';
 import * as vulndb from './0003-vulndb.js';
 import * as runNotes from './0004-run-notes.js';
+import * as findingIndexes from './0005-finding-indexes.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-scans-runs': scansRuns,
   '0003-vulndb': vulndb,
   '0004-run-notes': runNotes,
+  '0005-finding-indexes': findingIndexes,
 };
