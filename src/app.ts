@@ -21,6 +21,9 @@ import { createAddressGuard } from './shared/address-guard.js';
 import { RunQueue } from './runs/run-queue.js';
 import { ScanSchema } from './scans/scans.schema.js';
 import { scanRoutes } from './scans/scans.routes.js';
+import { TargetSchema, VulnerabilitySchema } from './findings/findings.schema.js';
+import { vulnerabilityRoutes } from './findings/vulnerabilities.routes.js';
+import { targetRoutes } from './targets/targets.routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -62,6 +65,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addSchema(ValidationErrorSchema);
   app.addSchema(UserSchema);
   app.addSchema(ScanSchema);
+  app.addSchema(VulnerabilitySchema);
+  app.addSchema(TargetSchema);
   registerErrorHandling(app, { baseUrl: config.baseUrl, bodyLimit: config.bodyLimit });
   await registerOpenApi(app, config.baseUrl);
   await registerRateLimit(app, config);
@@ -76,6 +81,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         authed.addHook('onRequest', requireBearer);
         await authed.register(authRoutes);
         await authed.register(scanRoutes);
+        await authed.register(vulnerabilityRoutes);
+        await authed.register(targetRoutes);
       });
     },
     { prefix: '/api' },

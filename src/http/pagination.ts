@@ -7,7 +7,8 @@ import { Type, type TSchema } from 'typebox';
 import { Nullable } from './schemas.js';
 
 export const PageQuerySchema = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  // Bounded so an absurd page is a 422, never an offset overflow in SQL.
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
 };
 

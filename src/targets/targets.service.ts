@@ -1,7 +1,15 @@
-/** Targets as runs create and update them (the browse API comes with the findings module). */
+/**
+ * Targets: created and updated by runs (ensureTargets, recordHostStates), and browsed, shown and
+ * deleted by their owner. Another account's target is not found, never forbidden.
+ */
+import { toVulnerabilityResource } from '../findings/vulnerabilities.service.js';
 import { isIP } from 'node:net';
 import type { Db } from '../db/database.js';
+import type { TargetResource, VulnerabilityResource } from '../findings/findings.schema.js';
+import type { PageRequest } from '../http/pagination.js';
+import { notFound } from '../shared/errors.js';
 import * as targets from './targets.queries.js';
+import type { Direction, TargetListQuery, TargetSort, TargetVulnerabilitySort } from './targets.schema.js';
 
 export type { TargetKey } from './targets.queries.js';
 
@@ -22,4 +30,99 @@ export function recordHostStates(db: Db, userId: number, states: Map<string, boo
     [...states].map(([name, up]) => ({ ...targetKey(name), status: up ? 'Active' : 'Inactive' })),
     scannedAt,
   );
+}
+
+// ---- Browsing ----
+
+/** A page of items and the total across all pages. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** The id in a path, or undefined when it cannot be a target id (so the target is not found). */
+function parseId(raw: string): number | undefined {
+  const id = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(id) && id >= 1 ? id : undefined;
+}
+
+function windowOf(page: PageRequest): targets.Window {
+  return { limit: page.perPage, offset: (page.page - 1) * page.perPage };
+}
+
+/** A page past any possible row: answered without asking the store (which caps offsets at bigint). */
+function beyondAnyRow(window: targets.Window): boolean {
+  return !Number.isSafeInteger(window.offset);
+}
+
+export function toTargetResource(row: targets.TargetWithCounts): TargetResource {
+  return {
+    id: row.id,
+    target: row.target,
+    type: row.type,
+    description: row.description,
+    status: row.status,
+    last_scan: row.last_scan?.toISOString() ?? null,
+    vulnerabilities_count: row.vulnerabilities_count,
+    critical: row.critical,
+    high: row.high,
+    medium: row.medium,
+    low: row.low,
+    informational: row.informational,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** One page of the account's targets, filtered and sorted (default: last scanned first). */
+export async function listTargets(db: Db, userId: number, query: TargetListQuery, page: PageRequest): Promise<Page<TargetResource>> {
+  const filters = { search: query.search?.trim() || undefined, type: query.type, status: query.status };
+  const sort: TargetSort = query.sort ?? 'last_scan';
+  const direction: Direction = query.direction ?? 'desc';
+  const window = windowOf(page);
+  const [rows, total] = await Promise.all([
+    beyondAnyRow(window) ? [] : targets.listTargets(db, userId, filters, sort, direction, window),
+    targets.countTargets(db, userId, filters),
+  ]);
+  return { items: rows.map(toTargetResource), total };
+}
+
+/** The account's target with its counts by threat; 404 for an unknown or another account's id. */
+export async function showTarget(db: Db, userId: number, rawId: string): Promise<TargetResource> {
+  const id = parseId(rawId);
+  const row = id === undefined ? undefined : await targets.findTarget(db, userId, id);
+  if (!row) throw notFound('Target');
+  return toTargetResource(row);
+}
+
+/**
+ * Deletes the target and its findings in one transaction; returns the target's name and how many
+ * findings went. The findings are deleted explicitly (not left to the cascade) to count them.
+ */
+export async function deleteTarget(db: Db, userId: number, rawId: string): Promise<{ target: string; deletedFindings: number }> {
+  const id = parseId(rawId);
+  if (id === undefined) throw notFound('Target');
+  return db.transaction().execute(async (trx) => {
+    const target = await targets.lockTarget(trx, userId, id);
+    if (!target) throw notFound('Target');
+    const deletedFindings = await targets.deleteTargetFindings(trx, userId, id);
+    await targets.deleteTarget(trx, userId, id);
+    return { target: target.target, deletedFindings };
+  });
+}
+
+/** One page of the findings of the account's target (default: highest CVSS first), and the target. */
+export async function listTargetVulnerabilities(
+  db: Db,
+  userId: number,
+  rawId: string,
+  query: { sort?: TargetVulnerabilitySort | undefined; direction?: Direction | undefined },
+  page: PageRequest,
+): Promise<Page<VulnerabilityResource> & { target: TargetResource }> {
+  const target = await showTarget(db, userId, rawId);
+  const window = windowOf(page);
+  const rows = beyondAnyRow(window)
+    ? []
+    : await targets.listTargetFindings(db, userId, target.id, query.sort ?? 'cvss_base', query.direction ?? 'desc', window);
+  // The target's vulnerabilities_count counts exactly these findings: no second count query.
+  return { items: rows.map(toVulnerabilityResource), total: target.vulnerabilities_count, target };
 }

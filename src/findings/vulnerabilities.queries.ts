@@ -1,0 +1,129 @@
+/**
+ * SQL for browsing and triaging findings (the Vulnerability resource). Every statement is scoped
+ * to the owning account (`findings.user_id`); the scan is joined for its uuid and name.
+ */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database, ThreatLevel } from '../db/schema.js';
+
+export type VulnerabilityStatus = 'Unresolved' | 'Accepted' | 'False Positive';
+
+/** The list and export filters; absent or empty means "any". */
+export interface VulnerabilityFilters {
+  severity?: ThreatLevel | undefined;
+  status?: VulnerabilityStatus | undefined;
+  /** A host name (case-insensitive) or an address, matched exactly. */
+  target?: string | undefined;
+  /** A case-insensitive substring of the name, host name, address or scan name. */
+  search?: string | undefined;
+}
+
+export type SortKey = 'name' | 'threat' | 'cvss_base' | 'hostname' | 'host_ip' | 'scan_type' | 'status' | 'created_at';
+export type Direction = 'asc' | 'desc';
+
+type Eb = ExpressionBuilder<Database, 'findings' | 'scans'>;
+
+/** `\`, `%` and `_` match themselves in the ILIKE pattern (backslash is PostgreSQL's default escape). */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function matching(userId: number, filters: VulnerabilityFilters) {
+  return (eb: Eb) => {
+    const conditions: Expression<SqlBool>[] = [eb('findings.user_id', '=', userId)];
+    if (filters.severity) conditions.push(eb('findings.threat', '=', filters.severity));
+    if (filters.status) conditions.push(eb('findings.status', '=', filters.status));
+    if (filters.target) {
+      const target = filters.target.toLowerCase();
+      conditions.push(eb.or([eb(eb.fn('lower', ['findings.hostname']), '=', target), eb(eb.fn('lower', ['findings.host_ip']), '=', target)]));
+    }
+    if (filters.search) {
+      const pattern = likePattern(filters.search);
+      conditions.push(
+        eb.or([
+          eb('findings.name', 'ilike', pattern),
+          eb('findings.hostname', 'ilike', pattern),
+          eb('findings.host_ip', 'ilike', pattern),
+          eb('scans.scan_name', 'ilike', pattern),
+        ]),
+      );
+    }
+    return eb.and(conditions);
+  };
+}
+
+/** The account's findings with their scan, filtered; the caller orders and limits. */
+function selectVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters) {
+  return db
+    .selectFrom('findings')
+    .innerJoin('scans', 'scans.id', 'findings.scan_id')
+    .selectAll('findings')
+    .select(['scans.uuid as scan_uuid', 'scans.scan_name'])
+    .where(matching(userId, filters));
+}
+
+export type VulnerabilityRow = Awaited<ReturnType<ReturnType<typeof selectVulnerabilities>['executeTakeFirstOrThrow']>>;
+
+/** Severity as a number, so `threat` sorts Critical > High > Medium > Low > Informational. */
+const THREAT_RANK = sql<number>`case findings.threat when 'Critical' then 4 when 'High' then 3 when 'Medium' then 2 when 'Low' then 1 else 0 end`;
+
+const SORT_COLUMNS = {
+  name: 'findings.name',
+  hostname: 'findings.hostname',
+  host_ip: 'findings.host_ip',
+  scan_type: 'findings.scan_type',
+  status: 'findings.status',
+  created_at: 'findings.created_at',
+} as const;
+
+/** One page in `sort` order; ties are broken by id in the same direction, so pages never overlap. */
+export function listVulnerabilities(
+  db: Db,
+  userId: number,
+  filters: VulnerabilityFilters,
+  order: { sort: SortKey; direction: Direction },
+  page: { limit: number; offset: number },
+): Promise<VulnerabilityRow[]> {
+  const { sort, direction } = order;
+  let query = selectVulnerabilities(db, userId, filters);
+  if (sort === 'threat') query = query.orderBy(THREAT_RANK, direction);
+  // Unscored findings go last whichever way scores are sorted.
+  else if (sort === 'cvss_base') query = query.orderBy('findings.cvss_base', (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+  else query = query.orderBy(SORT_COLUMNS[sort], direction);
+  return query.orderBy('findings.id', direction).limit(page.limit).offset(page.offset).execute();
+}
+
+/** How many findings the same filters match. */
+export async function countVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters): Promise<number> {
+  const row = await db
+    .selectFrom('findings')
+    .innerJoin('scans', 'scans.id', 'findings.scan_id')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where(matching(userId, filters))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+export function findVulnerability(db: Db, userId: number, id: number): Promise<VulnerabilityRow | undefined> {
+  return selectVulnerabilities(db, userId, {}).where('findings.id', '=', id).executeTakeFirst();
+}
+
+/** Sets the triage status of the account's finding; false when it has no such finding. */
+export async function updateVulnerabilityStatus(db: Db, userId: number, id: number, status: VulnerabilityStatus): Promise<boolean> {
+  const result = await db
+    .updateTable('findings')
+    .set({ status, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Keyset paging for the export: up to `limit` findings with an id above `afterId`, by id. Each
+ * page is its own short query, so an export of any size holds no cursor, connection or memory
+ * beyond one page.
+ */
+export function vulnerabilitiesAfter(db: Db, userId: number, filters: VulnerabilityFilters, afterId: number, limit: number): Promise<VulnerabilityRow[]> {
+  return selectVulnerabilities(db, userId, filters).where('findings.id', '>', afterId).orderBy('findings.id', 'asc').limit(limit).execute();
+}

@@ -1,0 +1,161 @@
+/**
+ * Vulnerabilities: the account's findings to browse (filter, sort, page), show, triage (accept,
+ * mark false positive, reset) and export to CSV. Another account's finding is "not found", never
+ * forbidden, so ids reveal nothing.
+ */
+import { Readable } from 'node:stream';
+import type { Db } from '../db/database.js';
+import { notFound } from '../shared/errors.js';
+import { csvRow, type CsvValue } from './csv.js';
+import type { VulnerabilityResource } from './findings.schema.js';
+import * as queries from './vulnerabilities.queries.js';
+import type { Direction, SortKey, VulnerabilityFilters, VulnerabilityRow, VulnerabilityStatus } from './vulnerabilities.queries.js';
+
+export type { Direction, SortKey, VulnerabilityFilters, VulnerabilityStatus } from './vulnerabilities.queries.js';
+
+export const SORT_KEYS = ['name', 'threat', 'cvss_base', 'hostname', 'host_ip', 'scan_type', 'status', 'created_at'] as const satisfies readonly SortKey[];
+
+/** Rows per export query: bounds the memory an export holds, whatever its size. */
+export const EXPORT_PAGE_SIZE = 1000;
+
+export interface ListRequest {
+  filters: VulnerabilityFilters;
+  sort: SortKey;
+  direction: Direction;
+  page: number;
+  perPage: number;
+}
+
+export function toVulnerabilityResource(row: VulnerabilityRow): VulnerabilityResource {
+  return {
+    id: row.id,
+    scan_uuid: row.scan_uuid,
+    scan_name: row.scan_name,
+    run_index: row.run_index,
+    target_id: row.target_id,
+    name: row.name,
+    description: row.description,
+    solution: row.solution,
+    threat: row.threat,
+    cvss_base: row.cvss_base,
+    cvss_vector: row.cvss_vector,
+    cve: row.cve,
+    cwe: row.cwe,
+    hostname: row.hostname,
+    host_ip: row.host_ip,
+    port: row.port,
+    protocol: row.protocol,
+    service: row.service,
+    scan_type: row.scan_type,
+    engine: row.engine,
+    rule_id: row.rule_id,
+    evidence: row.evidence,
+    references: row.references,
+    kev: row.kev,
+    epss: row.epss,
+    status: row.status,
+    first_seen_at: row.first_seen_at.toISOString(),
+    last_seen_at: row.last_seen_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** Empty filter strings mean "no filter"; surrounding spaces are not part of a host or a search. */
+function cleanFilters(filters: VulnerabilityFilters): VulnerabilityFilters {
+  return { severity: filters.severity, status: filters.status, target: filters.target?.trim() || undefined, search: filters.search?.trim() || undefined };
+}
+
+/** One page and the total the filters match. A page past the end is empty (no query for it). */
+export async function listVulnerabilities(db: Db, userId: number, request: ListRequest): Promise<{ items: VulnerabilityResource[]; total: number }> {
+  const filters = cleanFilters(request.filters);
+  const total = await queries.countVulnerabilities(db, userId, filters);
+  const offset = (request.page - 1) * request.perPage;
+  if (offset >= total) return { items: [], total };
+  const rows = await queries.listVulnerabilities(db, userId, filters, request, { limit: request.perPage, offset });
+  return { items: rows.map(toVulnerabilityResource), total };
+}
+
+/** Path ids arrive as text: anything but a positive integer in range is simply not found. */
+function parseId(id: string): number | undefined {
+  if (!/^[0-9]{1,15}$/.test(id)) return undefined;
+  const n = Number(id);
+  return n >= 1 ? n : undefined;
+}
+
+export async function showVulnerability(db: Db, userId: number, id: string): Promise<VulnerabilityResource> {
+  const n = parseId(id);
+  const row = n === undefined ? undefined : await queries.findVulnerability(db, userId, n);
+  if (!row) throw notFound('Vulnerability');
+  return toVulnerabilityResource(row);
+}
+
+/** Any status may move to any other (the spec restricts no transition). */
+export async function setVulnerabilityStatus(db: Db, userId: number, id: string, status: VulnerabilityStatus): Promise<void> {
+  const n = parseId(id);
+  const updated = n === undefined ? false : await queries.updateVulnerabilityStatus(db, userId, n, status);
+  if (!updated) throw notFound('Vulnerability');
+}
+
+/**
+ * The export's columns, in order. `cve` and `references` are joined by a space; booleans are
+ * `true`/`false`; dates are ISO 8601 UTC; absent values are empty cells.
+ */
+export const EXPORT_COLUMNS = [
+  'id', 'name', 'threat', 'cvss_base', 'cvss_vector', 'cve', 'cwe', 'hostname', 'host_ip', 'port', 'protocol', 'service',
+  'scan_name', 'scan_uuid', 'scan_type', 'engine', 'rule_id', 'status', 'kev', 'epss', 'first_seen_at', 'last_seen_at',
+  'description', 'solution', 'evidence', 'references',
+] as const;
+
+function exportCells(row: VulnerabilityRow): CsvValue[] {
+  const cells: Record<(typeof EXPORT_COLUMNS)[number], CsvValue> = {
+    id: row.id,
+    name: row.name,
+    threat: row.threat,
+    cvss_base: row.cvss_base,
+    cvss_vector: row.cvss_vector,
+    cve: row.cve.join(' '),
+    cwe: row.cwe,
+    hostname: row.hostname,
+    host_ip: row.host_ip,
+    port: row.port,
+    protocol: row.protocol,
+    service: row.service,
+    scan_name: row.scan_name,
+    scan_uuid: row.scan_uuid,
+    scan_type: row.scan_type,
+    engine: row.engine,
+    rule_id: row.rule_id,
+    status: row.status,
+    kev: row.kev,
+    epss: row.epss,
+    first_seen_at: row.first_seen_at.toISOString(),
+    last_seen_at: row.last_seen_at.toISOString(),
+    description: row.description,
+    solution: row.solution,
+    evidence: row.evidence,
+    references: row.references.join(' '),
+  };
+  return EXPORT_COLUMNS.map((column) => cells[column]);
+}
+
+/**
+ * The filtered findings as a CSV stream, by id. Rows are read a page at a time (keyset on id) as
+ * the client consumes the stream, so memory stays flat; a client that goes away stops the reads.
+ * The first page is read before returning, so a store failure at the start is an ordinary error
+ * reply; a failure later can only cut the download short.
+ */
+export async function exportVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters, pageSize = EXPORT_PAGE_SIZE): Promise<Readable> {
+  const clean = cleanFilters(filters);
+  const first = await queries.vulnerabilitiesAfter(db, userId, clean, 0, pageSize);
+  async function* lines(): AsyncGenerator<string> {
+    yield csvRow(EXPORT_COLUMNS);
+    let page = first;
+    while (page.length > 0) {
+      yield page.map((row) => csvRow(exportCells(row))).join('');
+      if (page.length < pageSize) return;
+      page = await queries.vulnerabilitiesAfter(db, userId, clean, page[page.length - 1]!.id, pageSize);
+    }
+  }
+  return Readable.from(lines(), { objectMode: false });
+}
