@@ -16,6 +16,8 @@ export interface VulnerabilityFilters {
   target?: string | undefined;
   /** A case-insensitive substring of the name, host name, address or scan name. */
   search?: string | undefined;
+  /** Only the findings of this target (the target's own vulnerability list). */
+  targetId?: number | undefined;
 }
 
 export type SortKey = 'name' | 'threat' | 'cvss_base' | 'hostname' | 'host_ip' | 'scan_type' | 'status' | 'created_at';
@@ -33,6 +35,7 @@ function matching(userId: number, filters: VulnerabilityFilters) {
     const conditions: Expression<SqlBool>[] = [eb('findings.user_id', '=', userId)];
     if (filters.severity) conditions.push(eb('findings.threat', '=', filters.severity));
     if (filters.status) conditions.push(eb('findings.status', '=', filters.status));
+    if (filters.targetId !== undefined) conditions.push(eb('findings.target_id', '=', filters.targetId));
     if (filters.target) {
       const target = filters.target.toLowerCase();
       conditions.push(eb.or([eb(eb.fn('lower', ['findings.hostname']), '=', target), eb(eb.fn('lower', ['findings.host_ip']), '=', target)]));

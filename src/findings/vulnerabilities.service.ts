@@ -63,7 +63,13 @@ export function toVulnerabilityResource(row: VulnerabilityRow): VulnerabilityRes
 
 /** Empty filter strings mean "no filter"; surrounding spaces are not part of a host or a search. */
 function cleanFilters(filters: VulnerabilityFilters): VulnerabilityFilters {
-  return { severity: filters.severity, status: filters.status, target: filters.target?.trim() || undefined, search: filters.search?.trim() || undefined };
+  return {
+    severity: filters.severity,
+    status: filters.status,
+    target: filters.target?.trim() || undefined,
+    search: filters.search?.trim() || undefined,
+    targetId: filters.targetId,
+  };
 }
 
 /** One page and the total the filters match. A page past the end is empty (no query for it). */

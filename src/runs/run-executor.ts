@@ -11,7 +11,7 @@ import { EngineError, type Engine, type EngineEvent, type Finding, type JobTarge
 import type { AddressGuard } from '../shared/address-guard.js';
 import type { Logger } from '../shared/logger.js';
 import { FINDINGS_BATCH, recordFindings, type FindingContext } from '../findings/findings.service.js';
-import { findScanById } from '../scans/scans.queries.js';
+import { findScanById } from '../scans/scans.service.js';
 import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
 import type { EngineRegistry } from './engines.js';

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../db/database.js';
 import type { Logger } from '../shared/logger.js';
-import { lockDueScans, setNextRunAt } from '../scans/scans.queries.js';
+import { lockDueScans, setNextRunAt } from '../scans/scans.service.js';
 import { advance, scheduleOf } from '../scans/scan-schedule.js';
 import type { RunQueue } from './run-queue.js';
 import { enqueueRun } from './runs.service.js';

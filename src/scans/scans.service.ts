@@ -20,6 +20,9 @@ import { scheduleOf, firstRun, formatAnchor } from './scan-schedule.js';
 import { buildSchedule, previewOccurrences } from './schedule.js';
 import { hostOf, type ParsedTarget } from './targets.js';
 
+/** What the run worker and the scheduler need of scans (they use scans through this service). */
+export { findScanById, lockDueScans, setNextRunAt } from './scans.queries.js';
+
 export interface ScanDeps {
   db: Db;
   config: Config;

@@ -61,7 +61,6 @@ export interface TargetFilters {
 }
 export type SortDirection = 'asc' | 'desc';
 export type TargetOrderKey = 'target' | 'type' | 'status' | 'last_scan' | 'created_at' | 'vulnerabilities';
-export type FindingOrderKey = 'name' | 'threat' | 'cvss_base' | 'scan_type' | 'created_at';
 export interface Window {
   limit: number;
   offset: number;
@@ -175,36 +174,3 @@ export async function deleteTarget(db: Db, userId: number, id: number): Promise<
   await db.deleteFrom('targets').where('user_id', '=', userId).where('id', '=', id).execute();
 }
 
-/** Severity rank of a threat, Critical highest. */
-const THREAT_RANK = sql`case f.threat when 'Critical' then 4 when 'High' then 3 when 'Medium' then 2 when 'Low' then 1 else 0 end`;
-
-const FINDING_ORDER = {
-  name: sql`f.name`,
-  threat: THREAT_RANK,
-  cvss_base: sql`f.cvss_base`,
-  scan_type: sql`f.scan_type`,
-  created_at: sql`f.created_at`,
-} as const;
-
-/**
- * One page of the findings of the account's target, with the scan's uuid and name, in `sort`
- * order then by id; findings without a CVSS score come last whichever the direction.
- */
-export function listTargetFindings(db: Db, userId: number, targetId: number, sort: FindingOrderKey, direction: SortDirection, window: Window) {
-  const dir = sql.raw(direction);
-  const nulls = sort === 'cvss_base' ? sql` nulls last` : sql``;
-  return db
-    .selectFrom('findings as f')
-    .innerJoin('scans as s', 's.id', 'f.scan_id')
-    .selectAll('f')
-    .select(['s.uuid as scan_uuid', 's.scan_name'])
-    .where('f.user_id', '=', userId)
-    .where('f.target_id', '=', targetId)
-    .orderBy(sql`${FINDING_ORDER[sort]} ${dir}${nulls}`)
-    .orderBy(sql`f.id ${dir}`)
-    .limit(window.limit)
-    .offset(window.offset)
-    .execute();
-}
-
-export type FindingWithScan = Awaited<ReturnType<typeof listTargetFindings>>[number];

@@ -2,7 +2,7 @@
  * Targets: created and updated by runs (ensureTargets, recordHostStates), and browsed, shown and
  * deleted by their owner. Another account's target is not found, never forbidden.
  */
-import { toVulnerabilityResource } from '../findings/vulnerabilities.service.js';
+import { listVulnerabilities } from '../findings/vulnerabilities.service.js';
 import { isIP } from 'node:net';
 import type { Db } from '../db/database.js';
 import type { TargetResource, VulnerabilityResource } from '../findings/findings.schema.js';
@@ -119,10 +119,13 @@ export async function listTargetVulnerabilities(
   page: PageRequest,
 ): Promise<Page<VulnerabilityResource> & { target: TargetResource }> {
   const target = await showTarget(db, userId, rawId);
-  const window = windowOf(page);
-  const rows = beyondAnyRow(window)
-    ? []
-    : await targets.listTargetFindings(db, userId, target.id, query.sort ?? 'cvss_base', query.direction ?? 'desc', window);
-  // The target's vulnerabilities_count counts exactly these findings: no second count query.
-  return { items: rows.map(toVulnerabilityResource), total: target.vulnerabilities_count, target };
+  // The findings module owns findings queries: the target's list is its list, filtered by target.
+  const { items, total } = await listVulnerabilities(db, userId, {
+    filters: { targetId: target.id },
+    sort: query.sort ?? 'cvss_base',
+    direction: query.direction ?? 'desc',
+    page: page.page,
+    perPage: page.perPage,
+  });
+  return { items, total, target };
 }

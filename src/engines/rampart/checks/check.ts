@@ -42,6 +42,14 @@ export interface Endpoint {
 /** A finding without its location: the engine adds hostname, address, port and protocol. */
 export type CheckFinding = Omit<Finding, 'hostname' | 'hostIp' | 'port' | 'protocol' | 'service'>;
 
+/** What a check must say about a finding; the rest has a default. */
+export type CheckFindingFields = Pick<CheckFinding, 'ruleId' | 'name' | 'description' | 'solution' | 'threat' | 'evidence'> & Partial<CheckFinding>;
+
+/** A finding with the fields most checks leave empty defaulted: no CVSS score, CVE, CWE or references. */
+export function checkFinding(fields: CheckFindingFields): CheckFinding {
+  return { cvssBase: null, cvssVector: null, cve: [], cwe: null, references: [], ...fields };
+}
+
 /** Identifies a TCP service; returns null when it does not recognise it (the next detector tries). */
 export type Detector = (endpoint: Endpoint, banner: string | null) => Promise<ServiceInfo | null>;
 

@@ -3,7 +3,7 @@
  * versions given away, and cookies without Secure, HttpOnly or SameSite. Pure functions.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CheckFinding } from './check.js';
+import { checkFinding, type CheckFinding } from './check.js';
 
 const OWASP_HEADERS = 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Headers_Cheat_Sheet.html';
 const MOZILLA_WEB = 'https://infosec.mozilla.org/guidelines/web_security';
@@ -22,9 +22,36 @@ export function formatHeaders(status: number, headers: IncomingHttpHeaders): str
   return lines.join('\n');
 }
 
-function finding(fields: Omit<CheckFinding, 'cvssBase' | 'cvssVector' | 'cve'>): CheckFinding {
-  return { ...fields, cvssBase: null, cvssVector: null, cve: [] };
-}
+/** One finding per cookie attribute that some cookies lack (Secure only matters over HTTPS). */
+const COOKIE_RULES = [
+  {
+    attribute: 'secure',
+    httpsOnly: true,
+    finding: {
+      ruleId: 'rampart:http-cookie-no-secure', name: 'Cookie without the Secure attribute', cwe: 'CWE-614',
+      description: 'An HTTPS site sets cookies without Secure, so the browser also sends them over plain HTTP, where anyone in the path can read them.',
+      solution: 'Set the Secure attribute on every cookie of an HTTPS site.',
+    },
+  },
+  {
+    attribute: 'httponly',
+    httpsOnly: false,
+    finding: {
+      ruleId: 'rampart:http-cookie-no-httponly', name: 'Cookie without the HttpOnly attribute', cwe: 'CWE-1004',
+      description: 'Cookies are readable from JavaScript, so a cross-site scripting flaw can steal them (session cookies in particular).',
+      solution: 'Set HttpOnly on every cookie that scripts do not need to read (all session cookies).',
+    },
+  },
+  {
+    attribute: 'samesite',
+    httpsOnly: false,
+    finding: {
+      ruleId: 'rampart:http-cookie-no-samesite', name: 'Cookie without the SameSite attribute', cwe: 'CWE-1275',
+      description: 'Cookies do not say SameSite, so older browsers send them with cross-site requests, which helps cross-site request forgery.',
+      solution: 'Set `SameSite=Lax` (or `Strict`) on cookies; use `SameSite=None; Secure` only for cookies meant for cross-site use.',
+    },
+  },
+] as const;
 
 /**
  * One finding per missing security header. CSP and anti-framing matter for documents only, so
@@ -38,7 +65,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
   const csp = String(headers['content-security-policy'] ?? '');
 
   if (secure && headers['strict-transport-security'] === undefined) {
-    findings.push(finding({
+    findings.push(checkFinding({
       ruleId: 'rampart:http-missing-hsts', name: 'Strict-Transport-Security header missing', threat: 'Low', cwe: 'CWE-319',
       description: 'The HTTPS site does not send HSTS, so a browser may still reach it over plain HTTP first, where an attacker in the path can strip TLS (SSL stripping).',
       solution: 'Send `Strict-Transport-Security: max-age=63072000; includeSubDomains` on every HTTPS response.',
@@ -46,7 +73,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
     }));
   }
   if (html && csp === '') {
-    findings.push(finding({
+    findings.push(checkFinding({
       ruleId: 'rampart:http-missing-csp', name: 'Content-Security-Policy header missing', threat: 'Low', cwe: 'CWE-693',
       description: 'The page sets no Content Security Policy, the browser-side defence that limits what an injected script (XSS) can load and run.',
       solution: "Send a Content-Security-Policy restricting script sources (start from `default-src 'self'; frame-ancestors 'self'`).",
@@ -54,7 +81,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
     }));
   }
   if (html && headers['x-frame-options'] === undefined && !/frame-ancestors/i.test(csp)) {
-    findings.push(finding({
+    findings.push(checkFinding({
       ruleId: 'rampart:http-missing-frame-options', name: 'Anti-clickjacking header missing', threat: 'Low', cwe: 'CWE-1021',
       description: 'Neither X-Frame-Options nor a CSP frame-ancestors directive forbids other sites to frame the page, which allows clickjacking.',
       solution: "Send `Content-Security-Policy: frame-ancestors 'self'` (and `X-Frame-Options: DENY` or `SAMEORIGIN` for old browsers).",
@@ -62,7 +89,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
     }));
   }
   if (String(headers['x-content-type-options'] ?? '').trim().toLowerCase() !== 'nosniff') {
-    findings.push(finding({
+    findings.push(checkFinding({
       ruleId: 'rampart:http-missing-content-type-options', name: 'X-Content-Type-Options: nosniff missing', threat: 'Low', cwe: 'CWE-693',
       description: 'Without `X-Content-Type-Options: nosniff` browsers may guess a response\'s type, and run an uploaded file as script or style.',
       solution: 'Send `X-Content-Type-Options: nosniff` on every response.',
@@ -84,7 +111,7 @@ export function versionDisclosureFinding(headers: IncomingHttpHeaders): CheckFin
     return [`${name}: ${value}`];
   });
   if (disclosed.length === 0) return null;
-  return finding({
+  return checkFinding({
     ruleId: 'rampart:http-version-disclosure', name: 'Server software and version disclosed', threat: 'Low', cwe: 'CWE-200',
     description: 'Response headers name the server software and its version, which lets an attacker pick known exploits for that exact version without probing.',
     solution: 'Hide versions (Apache `ServerTokens Prod`, nginx `server_tokens off`, PHP `expose_php = Off`, remove X-Powered-By and X-AspNet-Version), and keep the software patched.',
@@ -122,32 +149,10 @@ export function cookieFindings(headers: IncomingHttpHeaders, secure: boolean): C
     `Cookies: ${names.join(', ')}\n${(headers['set-cookie'] ?? []).map((header) => `set-cookie: ${redactCookie(header)}`).join('\n')}`;
   const findings: CheckFinding[] = [];
 
-  const noSecure = secure ? lacking('secure') : [];
-  if (noSecure.length > 0) {
-    findings.push(finding({
-      ruleId: 'rampart:http-cookie-no-secure', name: 'Cookie without the Secure attribute', threat: 'Low', cwe: 'CWE-614',
-      description: 'An HTTPS site sets cookies without Secure, so the browser also sends them over plain HTTP, where anyone in the path can read them.',
-      solution: 'Set the Secure attribute on every cookie of an HTTPS site.',
-      evidence: evidenceFor(noSecure), references: [OWASP_COOKIES, RFC6265BIS],
-    }));
-  }
-  const noHttpOnly = lacking('httponly');
-  if (noHttpOnly.length > 0) {
-    findings.push(finding({
-      ruleId: 'rampart:http-cookie-no-httponly', name: 'Cookie without the HttpOnly attribute', threat: 'Low', cwe: 'CWE-1004',
-      description: 'Cookies are readable from JavaScript, so a cross-site scripting flaw can steal them (session cookies in particular).',
-      solution: 'Set HttpOnly on every cookie that scripts do not need to read (all session cookies).',
-      evidence: evidenceFor(noHttpOnly), references: [OWASP_COOKIES, RFC6265BIS],
-    }));
-  }
-  const noSameSite = lacking('samesite');
-  if (noSameSite.length > 0) {
-    findings.push(finding({
-      ruleId: 'rampart:http-cookie-no-samesite', name: 'Cookie without the SameSite attribute', threat: 'Low', cwe: 'CWE-1275',
-      description: 'Cookies do not say SameSite, so older browsers send them with cross-site requests, which helps cross-site request forgery.',
-      solution: 'Set `SameSite=Lax` (or `Strict`) on cookies; use `SameSite=None; Secure` only for cookies meant for cross-site use.',
-      evidence: evidenceFor(noSameSite), references: [OWASP_COOKIES, RFC6265BIS],
-    }));
+  for (const rule of COOKIE_RULES) {
+    if (rule.httpsOnly && !secure) continue;
+    const names = lacking(rule.attribute);
+    if (names.length > 0) findings.push(checkFinding({ ...rule.finding, threat: 'Low', evidence: evidenceFor(names), references: [OWASP_COOKIES, RFC6265BIS] }));
   }
   return findings;
 }

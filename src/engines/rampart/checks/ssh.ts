@@ -17,7 +17,7 @@
  * for what is practically attackable or long deprecated; Low for what is merely past its time.
  */
 import type { Threat } from '../../engine.js';
-import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
+import { checkFinding, type Check, type CheckFinding, type Endpoint, type ServiceInfo } from './check.js';
 import { withSession, type Session } from '../protocols/session.js';
 import { printable } from './evidence.js';
 
@@ -191,19 +191,7 @@ function disconnectPacket(): Buffer {
 const LEGACY = 'https://www.openssh.com/legacy.html';
 
 function algorithmFinding(ruleId: string, name: string, description: string, solution: string, references: string[], weak: string[], threat: Threat): CheckFinding {
-  return {
-    ruleId,
-    name,
-    description,
-    solution,
-    threat,
-    cvssBase: null,
-    cvssVector: null,
-    cve: [],
-    cwe: 'CWE-327',
-    evidence: `Weak: ${weak.join(',')}.`,
-    references,
-  };
+  return checkFinding({ ruleId, name, description, solution, threat, cwe: 'CWE-327', evidence: `Weak: ${weak.join(',')}.`, references });
 }
 
 function weakKexFinding(weak: string[], threat: Threat): CheckFinding {

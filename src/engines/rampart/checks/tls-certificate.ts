@@ -5,7 +5,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
-import type { CheckFinding } from './check.js';
+import { checkFinding, type CheckFinding } from './check.js';
 import type { HandshakeSuccess } from './tls-handshake.js';
 
 /** A certificate expiring within this many days (and not yet expired) is reported. */
@@ -122,19 +122,7 @@ function certFinding(
   solution: string,
   evidence: string,
 ): CheckFinding {
-  return {
-    ruleId: `rampart:${rule}`,
-    name,
-    description,
-    solution,
-    threat,
-    cvssBase: null,
-    cvssVector: null,
-    cve: [],
-    cwe,
-    evidence,
-    references: [RFC5280, MOZILLA_TLS, OWASP_TLS],
-  };
+  return checkFinding({ ruleId: `rampart:${rule}`, name, description, solution, threat, cwe, evidence, references: [RFC5280, MOZILLA_TLS, OWASP_TLS] });
 }
 
 function isSelfSigned(cert: X509Certificate): boolean {
