@@ -24,6 +24,9 @@ import { scanRoutes } from './scans/scans.routes.js';
 import { TargetSchema, VulnerabilitySchema } from './findings/findings.schema.js';
 import { vulnerabilityRoutes } from './findings/vulnerabilities.routes.js';
 import { targetRoutes } from './targets/targets.routes.js';
+import { reportRoutes } from './reports/reports.routes.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
+import { DeliverySchema, WebhookSchema } from './webhooks/webhooks.schema.js';
 
 export interface AppOptions {
   config: Config;
@@ -67,6 +70,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addSchema(ScanSchema);
   app.addSchema(VulnerabilitySchema);
   app.addSchema(TargetSchema);
+  app.addSchema(WebhookSchema);
+  app.addSchema(DeliverySchema);
   registerErrorHandling(app, { baseUrl: config.baseUrl, bodyLimit: config.bodyLimit });
   await registerOpenApi(app, config.baseUrl);
   await registerRateLimit(app, config);
@@ -83,6 +88,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await authed.register(scanRoutes);
         await authed.register(vulnerabilityRoutes);
         await authed.register(targetRoutes);
+        await authed.register(reportRoutes);
+        await authed.register(webhookRoutes);
       });
     },
     { prefix: '/api' },

@@ -45,6 +45,15 @@ const EnvSchema = Type.Object({
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_EPSS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  RAMPART_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  RAMPART_LLM_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
+  RAMPART_LLM_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_LLM_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 60_000 }),
+  RAMPART_WEBHOOK_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '10,60,600,3600,21600' }),
+  RAMPART_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  RAMPART_WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16 }),
+  RAMPART_WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -94,6 +103,16 @@ export interface Config {
   };
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
+  /** An OpenAI-compatible chat API for attack narratives; without a URL the built-in writer is used. */
+  llm: { url: string | undefined; model: string; apiKey: string | undefined; timeoutMs: number };
+  /**
+   * Webhook delivery: seconds before each retry (attempts = retries + 1; a Retry-After answer can
+   * only lengthen a wait), the time limit of one attempt, attempts in flight per process, and a
+   * PEM file of extra trusted CAs (Node's own roots stay trusted).
+   */
+  webhooks: { retryDelaysSeconds: number[]; timeoutMs: number; concurrency: number; caFile: string | undefined };
+  /** Seconds to wait before each retry of a report email (attempts = retries + 1). */
+  mailRetryDelaysSeconds: number[];
 }
 
 /** Reads and validates the environment; throws an Error listing every bad variable. */
@@ -148,6 +167,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ...(parsed.RAMPART_EPSS_URL ? { epssUrl: parsed.RAMPART_EPSS_URL } : {}),
       ...(parsed.RAMPART_NVD_API_KEY ? { nvdApiKey: parsed.RAMPART_NVD_API_KEY } : {}),
     },
+    llm: { url: parsed.RAMPART_LLM_URL, model: parsed.RAMPART_LLM_MODEL, apiKey: parsed.RAMPART_LLM_KEY, timeoutMs: parsed.RAMPART_LLM_TIMEOUT_MS },
+    webhooks: {
+      retryDelaysSeconds: parsed.RAMPART_WEBHOOK_RETRY_DELAYS.split(',').map(Number),
+      timeoutMs: parsed.RAMPART_WEBHOOK_TIMEOUT_MS,
+      concurrency: parsed.RAMPART_WEBHOOK_CONCURRENCY,
+      caFile: parsed.RAMPART_WEBHOOK_CA_FILE,
+    },
+    mailRetryDelaysSeconds: parsed.RAMPART_MAIL_RETRY_DELAYS.split(',').map(Number),
   };
   return { ...config, ...overrides };
 }

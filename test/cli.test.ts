@@ -44,7 +44,9 @@ test(`CLI: accounts and keys on the store directly (${STORE_KIND})`, async (t) =
 
   const deleted = await runCli(['key', 'delete', '--email', 'ops@example.com', '--key', apiKey.slice(0, 11)], env);
   assert.equal(deleted.code, 0, deleted.stderr);
-  assert.match((await runCli(['key', 'list', '--email', 'ops@example.com'], env)).stdout, /has no API keys/);
+  const emptied = await runCli(['key', 'list', '--email', 'ops@example.com'], env);
+  assert.equal(emptied.code, 0, emptied.stderr);
+  assert.match(emptied.stdout, /has no API keys/);
 
   const bad: [string[], RegExp][] = [
     [['user', 'create', '--email', 'ops@example.com', '--password', 'long enough pass'], /email has already been taken/],

@@ -3,14 +3,10 @@
  * CLI makes in a temporary directory (an `openssl ca` database lets us backdate validity, which
  * `openssl x509` of OpenSSL 3.0 cannot). Nothing leaves 127.0.0.1.
  */
-import { hasOpenssl, TestPki, type KeyPair } from './helpers/pki.js';
+import { hasOpenssl, TestPki } from './helpers/pki.js';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import type { CheckFinding, Endpoint, ServiceInfo } from '../src/engines/rampart/checks/check.js';

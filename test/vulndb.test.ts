@@ -4,18 +4,13 @@
  * sync fills a real store; lookups are checked against what the records say.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { test, type TestContext } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { test } from 'node:test';
 import type { Db } from '../src/db/database.js';
 import { compareVersions, parseCpe } from '../src/vulndb/cpe.js';
 import { countVulnDbRows } from '../src/vulndb/vulndb.queries.js';
-import { createVulnerabilityLookup, syncVulnDb, type SyncVulnDbOptions, type VulnDbSources } from '../src/vulndb/vulndb.service.js';
+import { createVulnerabilityLookup, syncVulnDb } from '../src/vulndb/vulndb.service.js';
 import { openTestStore } from './helpers/app.js';
-import { fast, FIXTURES, nvdTime, records, skip, startSources, type FakeSources } from './helpers/vulndb-sources.js';
+import { fast, nvdTime, records, skip, startSources } from './helpers/vulndb-sources.js';
 
 /** The 13 CVEs of nvd/ that the KEV catalog (2025.08.25) lists, per SOURCE.md. */
 const KEV_CVES = [

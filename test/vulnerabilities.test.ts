@@ -126,6 +126,9 @@ async function insertFindings(ctx: TestApp, userId: number, scanOf: (i: number) 
         engine: full.engine,
         rule_id: full.rule_id,
         evidence: full.evidence,
+        engines: [full.engine],
+        engine_evidence: JSON.stringify({ [full.engine]: full.evidence }),
+        lifecycle: 'new',
         references: full.references,
         kev: full.kev,
         epss: full.epss,
@@ -186,12 +189,15 @@ function resourceOf(f: Stored) {
     service: f.service,
     scan_type: f.scan.type,
     engine: f.engine,
+    engines: [f.engine],
     rule_id: f.rule_id,
     evidence: f.evidence,
+    evidence_by_engine: { [f.engine]: f.evidence },
     references: f.references,
     kev: f.kev,
     epss: f.epss,
     status: f.status,
+    lifecycle: 'new',
     first_seen_at: f.created_at.toISOString(),
     last_seen_at: f.created_at.toISOString(),
     created_at: f.created_at.toISOString(),
@@ -262,7 +268,7 @@ function parseCsv(text: string): string[][] {
 
 const EXPORT_HEADER = [
   'id', 'name', 'threat', 'cvss_base', 'cvss_vector', 'cve', 'cwe', 'hostname', 'host_ip', 'port', 'protocol', 'service',
-  'scan_name', 'scan_uuid', 'scan_type', 'engine', 'rule_id', 'status', 'kev', 'epss', 'first_seen_at', 'last_seen_at',
+  'scan_name', 'scan_uuid', 'scan_type', 'engine', 'engines', 'rule_id', 'status', 'lifecycle', 'kev', 'epss', 'first_seen_at', 'last_seen_at',
   'description', 'solution', 'evidence', 'references',
 ];
 
@@ -272,7 +278,7 @@ function exportedCells(f: Stored): string[] {
   const guard = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
   return [
     f.id, f.name, f.threat, f.cvss_base, f.cvss_vector, f.cve.join(' '), f.cwe, f.hostname, f.host_ip, f.port, f.protocol, f.service,
-    f.scan.name, f.scan.uuid, f.scan.type, f.engine, f.rule_id, f.status, f.kev, f.epss, f.created_at.toISOString(), f.created_at.toISOString(),
+    f.scan.name, f.scan.uuid, f.scan.type, f.engine, f.engine, f.rule_id, f.status, 'new', f.kev, f.epss, f.created_at.toISOString(), f.created_at.toISOString(),
     f.description, f.solution, f.evidence, f.references.join(' '),
   ].map((v) => guard(text(v)));
 }
@@ -490,14 +496,14 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
     assert.deepEqual(records.slice(1), mine.map(exportedCells));
 
     const tls = records.find((r) => r[1] === 'TLS certificate expires soon')!;
-    assert.equal(tls[22], AWKWARD, 'comma, quotes, CRLF and LF round-trip');
-    assert.equal(tls[24], `'${FORMULA}`);
-    assert.equal(tls[23], "'@SUM(1+1) renew the certificate");
+    assert.equal(tls[EXPORT_HEADER.indexOf('description')], AWKWARD, 'comma, quotes, CRLF and LF round-trip');
+    assert.equal(tls[EXPORT_HEADER.indexOf('evidence')], `'${FORMULA}`);
+    assert.equal(tls[EXPORT_HEADER.indexOf('solution')], "'@SUM(1+1) renew the certificate");
     assert.ok(res.body.includes(`"Certificate ""CN=api.example.com"", issued by ""R3"",\r\n`), 'quoted, quotes doubled');
     const apache = records.find((r) => r[1]?.startsWith('Apache'))!;
     assert.equal(apache[5], 'CVE-2021-41773');
-    assert.equal(apache[18], 'true');
-    assert.equal(apache[25], 'https://nvd.nist.gov/vuln/detail/CVE-2021-41773 https://httpd.apache.org/security/vulnerabilities_24.html');
+    assert.equal(apache[EXPORT_HEADER.indexOf('kev')], 'true');
+    assert.equal(apache[EXPORT_HEADER.indexOf('references')], 'https://nvd.nist.gov/vuln/detail/CVE-2021-41773 https://httpd.apache.org/security/vulnerabilities_24.html');
   });
 
   await t.test('export applies the filters', async () => {

@@ -5,3 +5,10 @@ export type Role = (typeof ROLES)[number];
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
+
+/** Plans that may add an attack narrative to their scan reports (spec "Attack narrative"). */
+export const NARRATIVE_ROLES: readonly Role[] = ['premium', 'pro', 'admin'];
+
+export function mayHaveNarrative(role: Role): boolean {
+  return NARRATIVE_ROLES.includes(role);
+}

@@ -13,6 +13,7 @@ import { createAddressGuard } from '../shared/address-guard.js';
 import type { Logger } from '../shared/logger.js';
 import { VERSION } from '../shared/version.js';
 import { startBackground } from '../runs/background.js';
+import { createMailer } from '../mail/mailer.js';
 import { RunQueue } from '../runs/run-queue.js';
 import { acquireLock, startAdminChannel } from './admin-channel.js';
 
@@ -63,6 +64,7 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
     log,
     worker: roles.worker,
     scheduler: roles.scheduler,
+    mailer: app?.ctx.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir }),
   });
 
   const role = Object.entries(roles).filter(([, on]) => on).map(([name]) => name).join('+');

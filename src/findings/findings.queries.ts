@@ -1,12 +1,15 @@
-/** SQL for findings. A finding seen again updates its row and keeps its triage status. */
+/**
+ * SQL for storing findings and judging their lifecycle per run. A finding seen again updates its
+ * row and keeps its triage status; another engine's report of it adds that engine's evidence.
+ */
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { FindingsTable } from '../db/schema.js';
+import type { FindingsTable, Lifecycle } from '../db/schema.js';
 
-/** Inserts or refreshes findings in one statement; returns how many rows it touched. */
-export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const result = await db
+/** Inserts or refreshes findings in one statement; returns the ids of the rows it touched. */
+export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const touched = await db
     .insertInto('findings')
     .values(rows)
     .onConflict((oc) =>
@@ -24,8 +27,12 @@ export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]):
         cve: sql`excluded.cve`,
         cwe: sql`excluded.cwe`,
         service: sql`excluded.service`,
+        scan_type: sql`excluded.scan_type`,
         engine: sql`excluded.engine`,
         evidence: sql`excluded.evidence`,
+        // Engines accumulate; each engine's evidence replaces only its own earlier evidence.
+        engines: sql`case when findings.engines @> excluded.engines then findings.engines else findings.engines || excluded.engines end`,
+        engine_evidence: sql`findings.engine_evidence || excluded.engine_evidence`,
         references: sql`excluded."references"`,
         kev: sql`excluded.kev`,
         epss: sql`excluded.epss`,
@@ -33,6 +40,80 @@ export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]):
         updated_at: sql`now()`,
       }),
     )
+    .returning('id')
+    .execute();
+  return touched.map((row) => Number(row.id));
+}
+
+/** Marks findings as seen by a run; their label is settled when the run ends. */
+export async function markSeen(db: Db, runId: number, findingIds: number[]): Promise<void> {
+  if (findingIds.length === 0) return;
+  await db
+    .insertInto('run_findings')
+    .values(findingIds.map((id) => ({ run_id: runId, finding_id: id, lifecycle: 'new' as const })))
+    .onConflict((oc) => oc.columns(['run_id', 'finding_id']).doUpdateSet({ lifecycle: 'new' }))
+    .execute();
+}
+
+/** The latest run of the scan before `runIndex` that succeeded: the one a run is compared with. */
+export async function previousSucceededRun(db: Db, scanId: number, runIndex: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('runs')
+    .select('id')
+    .where('scan_id', '=', scanId)
+    .where('run_index', '<', runIndex)
+    .where('outcome', '=', 'succeeded')
+    .orderBy('run_index', 'desc')
+    .limit(1)
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
+  return row ? Number(row.id) : undefined;
+}
+
+export interface LifecycleJudgement {
+  runId: number;
+  scanId: number;
+  runIndex: number;
+  /** The run compared with, if the scan has one. */
+  previousRunId: number | undefined;
+  /** Whether the run saw everything it was asked to: only then may absence mean "fixed". */
+  complete: boolean;
+}
+
+/**
+ * Labels what the run saw against the previous run, adds the findings it no longer saw as fixed,
+ * copies each label to its finding and returns the counts. Idempotent, so a retried run can
+ * judge again.
+ */
+export async function judgeRun(db: Db, j: LifecycleJudgement): Promise<Record<Lifecycle, number>> {
+  const previous = j.previousRunId ?? null;
+  // Fixed rows of an earlier attempt of this run are judged afresh.
+  await db.deleteFrom('run_findings').where('run_id', '=', j.runId).where('lifecycle', '=', 'fixed').execute();
+  await sql`
+    update run_findings rf set lifecycle = case
+      when exists (select 1 from run_findings p
+                   where p.run_id = ${previous} and p.finding_id = rf.finding_id and p.lifecycle <> 'fixed') then 'still_open'
+      when exists (select 1 from run_findings e join runs r on r.id = e.run_id
+                   where e.finding_id = rf.finding_id and e.lifecycle = 'fixed'
+                     and r.scan_id = ${j.scanId} and r.run_index < ${j.runIndex}) then 'regressed'
+      else 'new' end
+    where rf.run_id = ${j.runId}`.execute(db);
+  if (j.complete && previous !== null) {
+    await sql`
+      insert into run_findings (run_id, finding_id, lifecycle)
+      select ${j.runId}, p.finding_id, 'fixed' from run_findings p
+      where p.run_id = ${previous} and p.lifecycle <> 'fixed'
+      on conflict (run_id, finding_id) do nothing`.execute(db);
+  }
+  await sql`
+    update findings f set lifecycle = rf.lifecycle
+    from run_findings rf where rf.run_id = ${j.runId} and rf.finding_id = f.id`.execute(db);
+  const rows = await db
+    .selectFrom('run_findings')
+    .select(['lifecycle', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('run_id', '=', j.runId)
+    .groupBy('lifecycle')
+    .execute();
+  const counts: Record<Lifecycle, number> = { new: 0, still_open: 0, fixed: 0, regressed: 0 };
+  for (const row of rows) counts[row.lifecycle] = Number(row.n);
+  return counts;
 }

@@ -4,6 +4,7 @@ import { Nullable, StringEnum } from '../http/schemas.js';
 
 export const THREATS = ['Critical', 'High', 'Medium', 'Low', 'Informational'] as const;
 export const STATUSES = ['Unresolved', 'Accepted', 'False Positive'] as const;
+export const LIFECYCLES = ['new', 'still_open', 'fixed', 'regressed'] as const;
 
 export const VulnerabilitySchema = Type.Object(
   {
@@ -26,13 +27,21 @@ export const VulnerabilitySchema = Type.Object(
     protocol: Nullable(Type.String()),
     service: Nullable(Type.String()),
     scan_type: Type.String(),
-    engine: Type.String(),
+    engine: Type.String({ description: 'The engine that reported it last' }),
+    engines: Type.Array(Type.String(), { description: 'Every engine that reported it: one finding per weakness, whichever engines saw it' }),
     rule_id: Type.String(),
-    evidence: Type.String(),
+    evidence: Type.String({ description: "What was seen; with several engines, each engine's evidence under its name" }),
+    evidence_by_engine: Type.Record(Type.String(), Type.String(), { description: 'What each engine saw, by engine name' }),
     references: Type.Array(Type.String()),
     kev: Type.Boolean({ description: 'In the CISA Known Exploited Vulnerabilities catalog' }),
     epss: Nullable(Type.Number({ description: 'FIRST EPSS probability, 0-1' })),
     status: StringEnum(STATUSES),
+    lifecycle: Nullable(
+      StringEnum(LIFECYCLES, {
+        description:
+          'Its label in the latest run that judged it: new, still_open (the previous run saw it too), fixed (the previous run saw it, the latest did not) or regressed (fixed before, back now)',
+      }),
+    ),
     first_seen_at: Type.String({ format: 'date-time' }),
     last_seen_at: Type.String({ format: 'date-time' }),
     created_at: Type.String({ format: 'date-time' }),

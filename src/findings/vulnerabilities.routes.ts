@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import { authErrors } from '../http/context.js';
 import { PageQuerySchema, PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
 import { MessageSchema, StringEnum } from '../http/schemas.js';
-import { STATUSES, THREATS } from './findings.schema.js';
+import { LIFECYCLES, STATUSES, THREATS } from './findings.schema.js';
 import * as service from './vulnerabilities.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -21,6 +21,7 @@ const invalid = { 422: Type.Ref('ValidationError') };
 const FilterQuery = {
   severity: Type.Optional(StringEnum(THREATS, { description: 'Only findings of this threat level' })),
   status: Type.Optional(StringEnum(STATUSES, { description: 'Only findings with this triage status' })),
+  lifecycle: Type.Optional(StringEnum(LIFECYCLES, { description: 'Only findings with this label from the latest run that judged them' })),
   target: Type.Optional(Type.String({ maxLength: 255, description: 'A host name (case-insensitive) or an IP address, matched exactly' })),
   search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name, host name, IP address or scan name' })),
 };
@@ -59,10 +60,10 @@ export const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { severity, status, target, search, sort, direction } = request.query;
+      const { severity, status, lifecycle, target, search, sort, direction } = request.query;
       const page = pageOf(request.query);
       const { items, total } = await service.listVulnerabilities(app.ctx.db, request.principal!.user.id, {
-        filters: { severity, status, target, search },
+        filters: { severity, status, lifecycle, target, search },
         sort: sort ?? 'cvss_base',
         direction: direction ?? 'desc',
         ...page,

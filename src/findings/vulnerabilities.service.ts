@@ -3,6 +3,7 @@
  * mark false positive, reset) and export to CSV. Another account's finding is "not found", never
  * forbidden, so ids reveal nothing.
  */
+import { parsePathId } from '../shared/validation.js';
 import { Readable } from 'node:stream';
 import type { Db } from '../db/database.js';
 import { notFound } from '../shared/errors.js';
@@ -24,6 +25,16 @@ export interface ListRequest {
   direction: Direction;
   page: number;
   perPage: number;
+}
+
+/**
+ * The evidence as one text: an engine's own when one engine reported the finding, otherwise each
+ * engine's under its name, in the order the engines first reported it.
+ */
+export function combinedEvidence(row: Pick<VulnerabilityRow, 'evidence' | 'engines' | 'engine_evidence'>): string {
+  const engines = row.engines.filter((engine) => row.engine_evidence[engine] !== undefined);
+  if (engines.length <= 1) return row.evidence;
+  return engines.map((engine) => `[${engine}]\n${row.engine_evidence[engine]}`).join('\n\n');
 }
 
 export function toVulnerabilityResource(row: VulnerabilityRow): VulnerabilityResource {
@@ -48,12 +59,15 @@ export function toVulnerabilityResource(row: VulnerabilityRow): VulnerabilityRes
     service: row.service,
     scan_type: row.scan_type,
     engine: row.engine,
+    engines: row.engines,
     rule_id: row.rule_id,
-    evidence: row.evidence,
+    evidence: combinedEvidence(row),
+    evidence_by_engine: row.engine_evidence,
     references: row.references,
     kev: row.kev,
     epss: row.epss,
     status: row.status,
+    lifecycle: row.lifecycle,
     first_seen_at: row.first_seen_at.toISOString(),
     last_seen_at: row.last_seen_at.toISOString(),
     created_at: row.created_at.toISOString(),
@@ -66,31 +80,29 @@ function cleanFilters(filters: VulnerabilityFilters): VulnerabilityFilters {
   return {
     severity: filters.severity,
     status: filters.status,
+    lifecycle: filters.lifecycle,
     target: filters.target?.trim() || undefined,
     search: filters.search?.trim() || undefined,
     targetId: filters.targetId,
   };
 }
 
-/** One page and the total the filters match. A page past the end is empty (no query for it). */
+/**
+ * One page and the total the filters match. Both queries go out together (on PostgreSQL they run
+ * on two connections at once); a page past the end is simply empty.
+ */
 export async function listVulnerabilities(db: Db, userId: number, request: ListRequest): Promise<{ items: VulnerabilityResource[]; total: number }> {
   const filters = cleanFilters(request.filters);
-  const total = await queries.countVulnerabilities(db, userId, filters);
   const offset = (request.page - 1) * request.perPage;
-  if (offset >= total) return { items: [], total };
-  const rows = await queries.listVulnerabilities(db, userId, filters, request, { limit: request.perPage, offset });
+  const [total, rows] = await Promise.all([
+    queries.countVulnerabilities(db, userId, filters),
+    queries.listVulnerabilities(db, userId, filters, request, { limit: request.perPage, offset }),
+  ]);
   return { items: rows.map(toVulnerabilityResource), total };
 }
 
-/** Path ids arrive as text: anything but a positive integer in range is simply not found. */
-function parseId(id: string): number | undefined {
-  if (!/^[0-9]{1,15}$/.test(id)) return undefined;
-  const n = Number(id);
-  return n >= 1 ? n : undefined;
-}
-
 export async function showVulnerability(db: Db, userId: number, id: string): Promise<VulnerabilityResource> {
-  const n = parseId(id);
+  const n = parsePathId(id);
   const row = n === undefined ? undefined : await queries.findVulnerability(db, userId, n);
   if (!row) throw notFound('Vulnerability');
   return toVulnerabilityResource(row);
@@ -98,7 +110,7 @@ export async function showVulnerability(db: Db, userId: number, id: string): Pro
 
 /** Any status may move to any other (the spec restricts no transition). */
 export async function setVulnerabilityStatus(db: Db, userId: number, id: string, status: VulnerabilityStatus): Promise<void> {
-  const n = parseId(id);
+  const n = parsePathId(id);
   const updated = n === undefined ? false : await queries.updateVulnerabilityStatus(db, userId, n, status);
   if (!updated) throw notFound('Vulnerability');
 }
@@ -109,40 +121,18 @@ export async function setVulnerabilityStatus(db: Db, userId: number, id: string,
  */
 export const EXPORT_COLUMNS = [
   'id', 'name', 'threat', 'cvss_base', 'cvss_vector', 'cve', 'cwe', 'hostname', 'host_ip', 'port', 'protocol', 'service',
-  'scan_name', 'scan_uuid', 'scan_type', 'engine', 'rule_id', 'status', 'kev', 'epss', 'first_seen_at', 'last_seen_at',
+  'scan_name', 'scan_uuid', 'scan_type', 'engine', 'engines', 'rule_id', 'status', 'lifecycle', 'kev', 'epss', 'first_seen_at', 'last_seen_at',
   'description', 'solution', 'evidence', 'references',
 ] as const;
 
-function exportCells(row: VulnerabilityRow): CsvValue[] {
-  const cells: Record<(typeof EXPORT_COLUMNS)[number], CsvValue> = {
-    id: row.id,
-    name: row.name,
-    threat: row.threat,
-    cvss_base: row.cvss_base,
-    cvss_vector: row.cvss_vector,
-    cve: row.cve.join(' '),
-    cwe: row.cwe,
-    hostname: row.hostname,
-    host_ip: row.host_ip,
-    port: row.port,
-    protocol: row.protocol,
-    service: row.service,
-    scan_name: row.scan_name,
-    scan_uuid: row.scan_uuid,
-    scan_type: row.scan_type,
-    engine: row.engine,
-    rule_id: row.rule_id,
-    status: row.status,
-    kev: row.kev,
-    epss: row.epss,
-    first_seen_at: row.first_seen_at.toISOString(),
-    last_seen_at: row.last_seen_at.toISOString(),
-    description: row.description,
-    solution: row.solution,
-    evidence: row.evidence,
-    references: row.references.join(' '),
-  };
-  return EXPORT_COLUMNS.map((column) => cells[column]);
+export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
+
+/** One export row (CSV, CRLF included) from the fields of a Vulnerability; lists joined by a space. */
+export function exportRow(v: Pick<VulnerabilityResource, ExportColumn>): string {
+  return csvRow(EXPORT_COLUMNS.map((column): CsvValue => {
+    const value = v[column];
+    return Array.isArray(value) ? value.join(' ') : value;
+  }));
 }
 
 /**
@@ -158,7 +148,7 @@ export async function exportVulnerabilities(db: Db, userId: number, filters: Vul
     yield csvRow(EXPORT_COLUMNS);
     let page = first;
     while (page.length > 0) {
-      yield page.map((row) => csvRow(exportCells(row))).join('');
+      yield page.map((row) => exportRow(toVulnerabilityResource(row))).join('');
       if (page.length < pageSize) return;
       page = await queries.vulnerabilitiesAfter(db, userId, clean, page[page.length - 1]!.id, pageSize);
     }

@@ -3,6 +3,9 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { AddressGuard } from '../shared/address-guard.js';
 import type { Logger } from '../shared/logger.js';
+import type { Mailer } from '../mail/mailer.js';
+import { ReportMailWorker } from '../reports/report-mail.worker.js';
+import { WebhookWorker } from '../webhooks/webhook.worker.js';
 import { createEngineRegistry, type EngineRegistry } from './engines.js';
 import type { RunQueue } from './run-queue.js';
 import { Scheduler } from './scheduler.js';
@@ -17,11 +20,18 @@ export interface BackgroundOptions {
   worker: boolean;
   scheduler: boolean;
   engines?: EngineRegistry;
+  /** Sends report emails beside the run worker; without it none are sent by this process. */
+  mailer?: Mailer;
+  clock?: () => Date;
+  /** Name resolution for webhook deliveries (tests); the system resolver otherwise. */
+  lookup?: (hostname: string) => Promise<string[]>;
 }
 
 export interface Background {
   worker: RunWorker | undefined;
   scheduler: Scheduler | undefined;
+  mail: ReportMailWorker | undefined;
+  webhooks: WebhookWorker | undefined;
   stop(): Promise<void>;
 }
 
@@ -33,17 +43,30 @@ export function startBackground(options: BackgroundOptions): Background {
         { concurrency: config.worker.concurrency, leaseSeconds: config.worker.leaseSeconds, pollMs: config.worker.pollMs, queue },
       )
     : undefined;
+  const mail =
+    options.worker && options.mailer
+      ? new ReportMailWorker({ db, config, clock: options.clock ?? (() => new Date()) }, options.mailer, log, config.worker.pollMs)
+      : undefined;
+  const webhooks = options.worker
+    ? new WebhookWorker({ db, config, guard: options.guard, log, ...(options.lookup ? { lookup: options.lookup } : {}) })
+    : undefined;
   const scheduler = options.scheduler ? new Scheduler(db, { intervalMs: config.schedulerIntervalMs, queue, log }) : undefined;
   worker?.start();
+  mail?.start();
+  webhooks?.start();
   scheduler?.start();
   if (worker) log.info({ worker: worker.id, concurrency: config.worker.concurrency }, 'run worker started');
   if (scheduler) log.info({ interval_ms: config.schedulerIntervalMs }, 'scheduler started');
   return {
     worker,
     scheduler,
+    mail,
+    webhooks,
     async stop() {
       await scheduler?.stop();
       await worker?.stop();
+      await mail?.stop();
+      await webhooks?.stop();
     },
   };
 }

@@ -10,8 +10,11 @@ import type { Run } from '../db/schema.js';
 import { EngineError, type Engine, type EngineEvent, type Finding, type JobTarget } from '../engines/engine.js';
 import type { AddressGuard } from '../shared/address-guard.js';
 import type { Logger } from '../shared/logger.js';
-import { FINDINGS_BATCH, recordFindings, type FindingContext } from '../findings/findings.service.js';
+import { FINDINGS_BATCH, judgeRunFindings, recordFindings, type FindingContext } from '../findings/findings.service.js';
 import { findScanById } from '../scans/scans.service.js';
+import { enqueueReportMail } from '../reports/report-mail.service.js';
+import { runCountsByThreat } from '../reports/reports.service.js';
+import { enqueueRunEvent } from '../webhooks/webhooks.service.js';
 import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
 import type { EngineRegistry } from './engines.js';
@@ -35,10 +38,19 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
   const { db, log } = deps;
   const scan = await findScanById(db, run.scan_id);
   if (!scan) return false;
+  // The run ends, and its report email and webhook events are queued, in one transaction.
+  const finish = (result: Parameters<typeof finishRun>[3]) =>
+    db.transaction().execute(async (trx) => {
+      const finished = await finishRun(trx, run.id, workerId, result);
+      if (!finished) return;
+      await enqueueReportMail(trx, run.id, scan.scan_email);
+      await enqueueRunEvent(trx, deps.config, scan, finished, () => runCountsByThreat(trx, run.id));
+    });
+
   const engine = deps.engines.forScanType(scan.scan_type);
   const counts = { hostsUp: 0, hostsDown: 0, findings: 0 };
   if (typeof engine === 'string') {
-    await finishRun(db, run.id, workerId, { outcome: 'failed', error: engine, ...counts });
+    await finish({ outcome: 'failed', error: engine, ...counts });
     return true;
   }
 
@@ -58,6 +70,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
   // Engine warnings, deduplicated, become the run's notes (e.g. "no vulnerability database").
   const notes: string[] = [];
   const vulnerabilities = (await createVulnerabilityLookup(db)) ?? undefined;
+  const vulnDbSyncedAt = vulnerabilities?.syncedAt ?? null;
   let pending: Finding[] = [];
   // The first progress write comes at once (with the engine's name), then every half second.
   let lastProgress = 0;
@@ -122,14 +135,16 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     // Ranges only contribute the hosts that answered.
     const states = new Map([...hosts].filter(([name, up]) => up || named.includes(name)));
     await recordHostStates(db, scan.user_id, states, new Date());
-    await finishRun(db, run.id, workerId, { outcome: 'succeeded', error: null, engine, notes, ...counts });
+    const lifecycle = await judgeRunFindings(db, { id: run.id, scanId: scan.id, runIndex: run.run_index, complete: true });
+    await finish({ outcome: 'succeeded', error: null, engine, notes, lifecycle, vulnDbSyncedAt, ...counts });
     return true;
   } catch (error) {
     if (signal.aborted) return false;
     const message = error instanceof EngineError ? error.message : 'The scan engine failed unexpectedly; the worker log has the details.';
     log.error({ err: error, run_id: run.id }, 'run failed');
     await flush().catch(() => undefined);
-    await finishRun(db, run.id, workerId, { outcome: 'failed', error: message, engine, notes, ...counts });
+    const lifecycle = await judgeRunFindings(db, { id: run.id, scanId: scan.id, runIndex: run.run_index, complete: false }).catch(() => undefined);
+    await finish({ outcome: 'failed', error: message, engine, notes, vulnDbSyncedAt, ...(lifecycle ? { lifecycle } : {}), ...counts });
     return true;
   }
 }

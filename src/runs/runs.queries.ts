@@ -110,12 +110,19 @@ export async function finishRun(
     findings: number;
     engine?: { name: string; version: string };
     notes?: string[];
+    lifecycle?: { new: number; still_open: number; fixed: number; regressed: number };
+    vulnDbSyncedAt?: Date | null;
   },
 ): Promise<Run | undefined> {
+  const lifecycle = result.lifecycle;
   return updateOwnedRun(db, runId, workerId)
     .set({
       ...(result.engine ? { engine: result.engine.name, engine_version: result.engine.version } : {}),
       ...(result.notes ? { notes: result.notes } : {}),
+      ...(result.vulnDbSyncedAt !== undefined ? { vulndb_synced_at: result.vulnDbSyncedAt } : {}),
+      ...(lifecycle
+        ? { new_findings: lifecycle.new, still_open_findings: lifecycle.still_open, fixed_findings: lifecycle.fixed, regressed_findings: lifecycle.regressed }
+        : {}),
       status: 'completed',
       outcome: result.outcome,
       progress: result.outcome === 'succeeded' ? 'Completed' : 'Failed',
@@ -145,4 +152,17 @@ export async function releaseLease(db: Db, runId: number, workerId: string): Pro
   await updateOwnedRun(db, runId, workerId)
     .set({ lease_owner: null, lease_expires_at: null, attempts: sql`greatest(attempts - 1, 0)`, progress: 'Queued' })
     .execute();
+}
+
+/** The run of the scan with this index, or its latest completed run when no index is given. */
+export function findRunOfScan(db: Db, scanId: number, runIndex: number | undefined): Promise<Run | undefined> {
+  let query = db.selectFrom('runs').selectAll().where('scan_id', '=', scanId);
+  query = runIndex === undefined ? query.where('status', '=', 'completed').orderBy('run_index', 'desc').limit(1) : query.where('run_index', '=', runIndex);
+  return query.executeTakeFirst();
+}
+
+/** A finding as a report reads it: its columns, its label in the run, and its place in the order. */
+
+export function findRunById(db: Db, runId: number): Promise<Run | undefined> {
+  return db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
 }

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Run, Scan } from '../db/schema.js';
 import type { RunResource } from '../scans/scans.schema.js';
 import * as runs from './runs.queries.js';
+import { availableFormats } from '../reports/report.js';
 import type { RunQueue } from './run-queue.js';
 
 export { AWAITING_AGENT } from './runs.queries.js';
@@ -19,6 +20,9 @@ export async function enqueueRun(
 }
 
 export const findCurrentRun = runs.findCurrentRun;
+export const findRunById = runs.findRunById;
+/** The run of the scan with this index, or its latest completed run when no index is given. */
+export const findRunOfScan = runs.findRunOfScan;
 
 export function toRunResource(run: Run): RunResource {
   return {
@@ -28,8 +32,7 @@ export function toRunResource(run: Run): RunResource {
     outcome: run.outcome,
     completed_at: run.completed_at?.toISOString() ?? null,
     scan_progress: run.progress,
-    // Reports are rendered from completed runs; the report formats arrive with the reports module.
-    available_formats: [],
+    available_formats: availableFormats(run),
     trigger: run.trigger,
     engine: run.engine,
     engine_version: run.engine_version,
@@ -39,6 +42,7 @@ export function toRunResource(run: Run): RunResource {
     hosts_up: run.hosts_up,
     hosts_down: run.hosts_down,
     findings_count: run.findings_count,
+    lifecycle: { new: run.new_findings, still_open: run.still_open_findings, fixed: run.fixed_findings, regressed: run.regressed_findings },
     notes: run.notes,
   };
 }

@@ -71,6 +71,15 @@ export const RunSchema = Type.Object({
   hosts_up: Type.Integer(),
   hosts_down: Type.Integer(),
   findings_count: Type.Integer(),
+  lifecycle: Type.Object(
+    {
+      new: Type.Integer({ description: 'Findings this scan had not seen before' }),
+      still_open: Type.Integer({ description: 'Findings the previous run saw too' }),
+      fixed: Type.Integer({ description: 'Findings the previous run saw and this one did not (only a completed run calls anything fixed)' }),
+      regressed: Type.Integer({ description: 'Findings fixed in an earlier run and back in this one' }),
+    },
+    { description: 'How the findings of this run compare with the previous successful run of the scan' },
+  ),
   notes: Type.Array(Type.String(), { description: 'What the run could not check and why' }),
 });
 export type RunResource = Static<typeof RunSchema>;

@@ -5,7 +5,7 @@
  */
 import { AppError, validationError, type FieldErrors } from '../shared/errors.js';
 import { resolveAndCheck, type createAddressGuard } from '../shared/address-guard.js';
-import type { Role } from '../accounts/roles.js';
+import { mayHaveNarrative, type Role } from '../accounts/roles.js';
 import { decodeLoginScript } from './login-scripts.js';
 import { isTimeZone, parseStartDate, parseStartTime, type LocalDate, type LocalTime } from './schedule.js';
 import { hostOf, parseScanTargets, type ParsedTarget } from './targets.js';
@@ -14,7 +14,6 @@ import type { CreateScanBody, UpdateScanBody } from './scans.schema.js';
 export type Guard = ReturnType<typeof createAddressGuard>;
 
 const UNMANAGED_ROLES: Role[] = ['pro', 'admin'];
-const NARRATIVE_ROLES: Role[] = ['premium', 'pro', 'admin'];
 
 export interface ValidatedScan {
   targets: ParsedTarget[];
@@ -32,7 +31,7 @@ export function checkTier(role: Role, options: { unmanaged?: boolean; narrative?
   if (options.unmanaged && !UNMANAGED_ROLES.includes(role)) {
     throw new AppError('forbidden', 'Internal network (Unmanaged) scans require the pro or admin plan.');
   }
-  if (options.narrative && !NARRATIVE_ROLES.includes(role)) {
+  if (options.narrative && !mayHaveNarrative(role)) {
     throw new AppError('forbidden', 'Attack narratives require the premium, pro or admin plan.');
   }
 }

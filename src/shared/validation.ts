@@ -7,3 +7,12 @@ const EMAIL =
 export function isEmail(value: string): boolean {
   return EMAIL.test(value);
 }
+
+/**
+ * An integer id from a path, or undefined when the text cannot be one (not digits, zero, beyond
+ * 2^53): such an id is simply "not found", like an unknown one, never a validation error.
+ */
+export function parsePathId(raw: string): number | undefined {
+  const id = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(id) && id >= 1 ? id : undefined;
+}

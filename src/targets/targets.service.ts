@@ -2,6 +2,7 @@
  * Targets: created and updated by runs (ensureTargets, recordHostStates), and browsed, shown and
  * deleted by their owner. Another account's target is not found, never forbidden.
  */
+import { parsePathId } from '../shared/validation.js';
 import { listVulnerabilities } from '../findings/vulnerabilities.service.js';
 import { isIP } from 'node:net';
 import type { Db } from '../db/database.js';
@@ -38,12 +39,6 @@ export function recordHostStates(db: Db, userId: number, states: Map<string, boo
 export interface Page<T> {
   items: T[];
   total: number;
-}
-
-/** The id in a path, or undefined when it cannot be a target id (so the target is not found). */
-function parseId(raw: string): number | undefined {
-  const id = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
-  return Number.isSafeInteger(id) && id >= 1 ? id : undefined;
 }
 
 function windowOf(page: PageRequest): targets.Window {
@@ -88,7 +83,7 @@ export async function listTargets(db: Db, userId: number, query: TargetListQuery
 
 /** The account's target with its counts by threat; 404 for an unknown or another account's id. */
 export async function showTarget(db: Db, userId: number, rawId: string): Promise<TargetResource> {
-  const id = parseId(rawId);
+  const id = parsePathId(rawId);
   const row = id === undefined ? undefined : await targets.findTarget(db, userId, id);
   if (!row) throw notFound('Target');
   return toTargetResource(row);
@@ -99,7 +94,7 @@ export async function showTarget(db: Db, userId: number, rawId: string): Promise
  * findings went. The findings are deleted explicitly (not left to the cascade) to count them.
  */
 export async function deleteTarget(db: Db, userId: number, rawId: string): Promise<{ target: string; deletedFindings: number }> {
-  const id = parseId(rawId);
+  const id = parsePathId(rawId);
   if (id === undefined) throw notFound('Target');
   return db.transaction().execute(async (trx) => {
     const target = await targets.lockTarget(trx, userId, id);

@@ -15,8 +15,10 @@ export interface SmtpReceiver {
   next(): Promise<ReceivedMail>;
 }
 
-export async function startSmtpReceiver(t: TestContext): Promise<SmtpReceiver> {
+/** `refuseFirst`: that many messages are answered with a temporary failure (451) first. */
+export async function startSmtpReceiver(t: TestContext, options: { refuseFirst?: number } = {}): Promise<SmtpReceiver & { refused: number }> {
   const messages: ReceivedMail[] = [];
+  const state = { refused: 0 };
   const waiting: ((mail: ReceivedMail) => void)[] = [];
   let consumed = 0;
   const server = new SMTPServer({
@@ -27,6 +29,11 @@ export async function startSmtpReceiver(t: TestContext): Promise<SmtpReceiver> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
+        if (state.refused < (options.refuseFirst ?? 0)) {
+          state.refused++;
+          callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+          return;
+        }
         const mail = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
@@ -44,6 +51,9 @@ export async function startSmtpReceiver(t: TestContext): Promise<SmtpReceiver> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    get refused() {
+      return state.refused;
+    },
     next() {
       const ready = messages[consumed];
       if (ready) {

@@ -8,6 +8,10 @@ import * as scansRuns from './0002-scans-runs.js';
 import * as vulndb from './0003-vulndb.js';
 import * as runNotes from './0004-run-notes.js';
 import * as findingIndexes from './0005-finding-indexes.js';
+import * as findingLifecycle from './0006-finding-lifecycle.js';
+import * as findingSearch from './0007-finding-search.js';
+import * as reports from './0008-reports.js';
+import * as webhooks from './0009-webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -15,4 +19,8 @@ export const migrations: Record<string, Migration> = {
   '0003-vulndb': vulndb,
   '0004-run-notes': runNotes,
   '0005-finding-indexes': findingIndexes,
+  '0006-finding-lifecycle': findingLifecycle,
+  '0007-finding-search': findingSearch,
+  '0008-reports': reports,
+  '0009-webhooks': webhooks,
 };

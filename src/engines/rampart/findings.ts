@@ -24,6 +24,11 @@ export function describeService(service: ServiceInfo): string {
   return service.version ? `${service.product} ${service.version}` : service.product;
 }
 
+/** Where a finding of a TCP service was seen. */
+function onPort(host: ProbedHost, port: number, service: ServiceInfo): Pick<Finding, 'hostname' | 'hostIp' | 'port' | 'protocol' | 'service'> {
+  return { hostname: host.hostname, hostIp: host.address, port, protocol: 'tcp', service: service.name };
+}
+
 /** The Informational finding for one open TCP port and the service identified on it. */
 export function serviceFinding(host: ProbedHost, port: number, service: ServiceInfo, readTimeoutMs: number): Finding {
   const what = service.name === 'unknown' ? 'an unidentified service' : `${describeService(service)} (${service.name}${service.tls ? ' over TLS' : ''})`;
@@ -32,11 +37,7 @@ export function serviceFinding(host: ProbedHost, port: number, service: ServiceI
   if (service.cpe) lines.push(`CPE: ${service.cpe}`);
   for (const [key, value] of Object.entries(service.details)) lines.push(`${key}: ${value}`);
   return {
-    hostname: host.hostname,
-    hostIp: host.address,
-    port,
-    protocol: 'tcp',
-    service: service.name,
+    ...onPort(host, port, service),
     ruleId: OPEN_PORT_RULE_ID,
     name: service.name === 'unknown' ? `Open port ${port}/tcp` : `Open port ${port}/tcp: ${describeService(service)}`,
     description:
@@ -61,11 +62,7 @@ export function knownVulnerabilityFinding(host: ProbedHost, port: number, servic
   const firstSentence = v.description.split(/(?<=\.)\s/)[0] ?? v.description;
   const exploited = v.kev ? ' It is in the CISA Known Exploited Vulnerabilities catalog: it is being exploited in the wild.' : '';
   return {
-    hostname: host.hostname,
-    hostIp: host.address,
-    port,
-    protocol: 'tcp',
-    service: service.name,
+    ...onPort(host, port, service),
     ruleId: KNOWN_VULNERABILITY_RULE_ID,
     name: `${v.cve}: ${product}`,
     description: `${v.description}${exploited}`,

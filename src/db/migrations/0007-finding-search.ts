@@ -1,0 +1,88 @@
+/**
+ * Browsing findings fast at a million rows (issue 5's benchmark):
+ * - `search_text` holds the searched fields (name, host name, address) lower-cased in one column,
+ *   so a search is one LIKE per row instead of three ILIKEs, and one trigram index serves it (it
+ *   replaces the separate name and host name trigram indexes). Newlines separate the fields, so a
+ *   search term (a single line) cannot match across two of them.
+ * - (user_id, threat, status) answers the severity and status filters; (user_id, name, id)
+ *   serves the sort by name.
+ * - `finding_counts` keeps how many findings each account has per threat and status, maintained
+ *   by statement-level triggers (one grouped update per statement, not one per row), so the total
+ *   of an unfiltered or severity/status-filtered list is a sum of at most 15 rows instead of a
+ *   count over every finding of the account. Decrements only update (never insert), so deleting
+ *   an account, which cascades to both tables, cannot resurrect its counters.
+ */
+import { sql, type Kysely } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    alter table findings add column search_text text
+      generated always as (lower(name || E'\n' || hostname || E'\n' || host_ip)) stored`.execute(db);
+  await sql`drop index if exists findings_user_threat_idx`.execute(db);
+  await sql`create index findings_user_threat_status_idx on findings (user_id, threat, status)`.execute(db);
+  await sql`create index findings_user_name_idx on findings (user_id, name, id)`.execute(db);
+  await sql`
+    create table finding_counts (
+      user_id bigint not null references users (id) on delete cascade,
+      threat text not null,
+      status text not null,
+      n bigint not null,
+      primary key (user_id, threat, status)
+    )`.execute(db);
+  await sql`
+    insert into finding_counts (user_id, threat, status, n)
+    select user_id, threat, status, count(*) from findings group by user_id, threat, status`.execute(db);
+  // Keys are always visited in primary-key order, so concurrent statements cannot deadlock.
+  await sql`
+    create function finding_counts_add() returns trigger language plpgsql as $$
+    begin
+      insert into finding_counts (user_id, threat, status, n)
+      select user_id, threat, status, count(*) from added group by user_id, threat, status order by 1, 2, 3
+      on conflict (user_id, threat, status) do update set n = finding_counts.n + excluded.n;
+      return null;
+    end $$`.execute(db);
+  await sql`
+    create function finding_counts_remove() returns trigger language plpgsql as $$
+    begin
+      update finding_counts c set n = c.n - r.n
+      from (select user_id, threat, status, count(*) as n from removed group by user_id, threat, status order by 1, 2, 3) r
+      where c.user_id = r.user_id and c.threat = r.threat and c.status = r.status;
+      return null;
+    end $$`.execute(db);
+  await sql`
+    create function finding_counts_change() returns trigger language plpgsql as $$
+    begin
+      update finding_counts c set n = c.n - r.n
+      from (select o.user_id, o.threat, o.status, count(*) as n from removed o join added a on a.id = o.id
+            where (o.user_id, o.threat, o.status) is distinct from (a.user_id, a.threat, a.status)
+            group by 1, 2, 3 order by 1, 2, 3) r
+      where c.user_id = r.user_id and c.threat = r.threat and c.status = r.status;
+      insert into finding_counts (user_id, threat, status, n)
+      select a.user_id, a.threat, a.status, count(*) from removed o join added a on a.id = o.id
+      where (o.user_id, o.threat, o.status) is distinct from (a.user_id, a.threat, a.status)
+      group by 1, 2, 3 order by 1, 2, 3
+      on conflict (user_id, threat, status) do update set n = finding_counts.n + excluded.n;
+      return null;
+    end $$`.execute(db);
+  await sql`
+    create trigger findings_counted_insert after insert on findings
+    referencing new table as added for each statement execute function finding_counts_add()`.execute(db);
+  await sql`
+    create trigger findings_counted_delete after delete on findings
+    referencing old table as removed for each statement execute function finding_counts_remove()`.execute(db);
+  await sql`
+    create trigger findings_counted_update after update on findings
+    referencing old table as removed new table as added for each statement execute function finding_counts_change()`.execute(db);
+  await sql`drop index if exists findings_name_trgm_idx`.execute(db);
+  await sql`drop index if exists findings_hostname_trgm_idx`.execute(db);
+  await sql`
+    do $$
+    declare ops text;
+    begin
+      select quote_ident(n.nspname) || '.gin_trgm_ops' into ops
+        from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm';
+      if ops is not null then
+        execute format('create index findings_search_trgm_idx on findings using gin (search_text %s)', ops);
+      end if;
+    end $$`.execute(db);
+}

@@ -1,0 +1,159 @@
+/**
+ * The drawing state shared by every section of the PDF report, and the primitives they draw with.
+ *
+ * Cost model (pdfkit 0.20, measured on a 10,000-finding report): each `doc.text` call is a few
+ * microseconds of fixed work plus a walk over its characters, a wrapped one (`width` given) also
+ * runs the Unicode line breaker, `heightOfString` lays the text out without drawing it, and every
+ * `fillColor` call writes a color operator. So: text that fits on one line is measured once and
+ * written by `fast-text.ts` (pdfkit draws the rest), heights are only laid out when a value wraps,
+ * and a color is written only when text is drawn in a color other than the last.
+ *
+ * Rule: the pen tracks the page's fill color and font, so text is never drawn between
+ * `doc.save()` and `doc.restore()` (which would put them back behind its back); shapes are.
+ */
+import type { ReportRecord } from '../report.js';
+import { accelerateCurrentFont } from './fast-fonts.js';
+import { writeTextLine } from './fast-text.js';
+import type { FontName } from './theme.js';
+import { INK, MARGIN, RIGHT, RULE } from './theme.js';
+
+/** A text style: font, size in points, fill color. */
+export interface Style {
+  font: FontName;
+  size: number;
+  color: string;
+}
+
+/** The document being drawn, with what the page decorations need to put the text style back. */
+export interface Pen {
+  doc: PDFKit.PDFDocument;
+  record: ReportRecord;
+  pageNumber: number;
+  /** The style the drawing code asked for last; the footer puts it back after a page break. */
+  style: Style;
+  /** The font and size set on the document. */
+  font: FontName | null;
+  size: number | null;
+  /** The fill color in force on the page, or null on a fresh page (whose content starts from defaults). */
+  color: string | null;
+}
+
+/** A pen on a new document, no page started yet. */
+export function createPen(doc: PDFKit.PDFDocument, record: ReportRecord): Pen {
+  return { doc, record, pageNumber: 0, style: { font: 'Helvetica', size: 10, color: INK }, font: null, size: null, color: null };
+}
+
+/**
+ * Sets the text style. Font and size take effect at once, since text is measured in them; the
+ * color only when text is drawn (`ink`), so a style set just to measure writes nothing.
+ */
+export function setStyle(pen: Pen, font: FontName, size: number, color: string = INK): void {
+  const { doc } = pen;
+  if (pen.font !== font) {
+    doc.font(font);
+    accelerateCurrentFont(doc);
+    pen.font = font;
+  }
+  if (pen.size !== size) {
+    doc.fontSize(size);
+    pen.size = size;
+  }
+  pen.style = { font, size, color };
+}
+
+/** The document, ready to draw text in the current style: its color applied if it was not. */
+export function ink(pen: Pen): PDFKit.PDFDocument {
+  const { color } = pen.style;
+  if (pen.color !== color) {
+    pen.doc.fillColor(color);
+    pen.color = color;
+  }
+  return pen.doc;
+}
+
+/** The width of `text` in the current style. */
+export function widthOf(pen: Pen, text: string): number {
+  return pen.doc.widthOfString(text);
+}
+
+/**
+ * Whether `text` surely fits on one line of `width` in the current style. The margin covers the
+ * kerning pdfkit's wrapper loses by measuring word by word; within it, the caller wraps.
+ */
+export function fitsOneLine(pen: Pen, text: string, width: number): boolean {
+  return !text.includes('\n') && pen.doc.widthOfString(text) <= width - 2;
+}
+
+/** The height `text` takes wrapped to `width` in the current style, laid out only when it wraps. */
+export function heightOf(pen: Pen, text: string, width: number, lineGap = 0): number {
+  if (fitsOneLine(pen, text, width)) return pen.doc.currentLineHeight(true) + lineGap;
+  return pen.doc.heightOfString(text, { width, lineGap });
+}
+
+/** The text cut with an ellipsis to fit `width` in the current style. */
+export function fit(pen: Pen, text: string, width: number): string {
+  const { doc } = pen;
+  if (doc.widthOfString(text) <= width) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (doc.widthOfString(`${text.slice(0, mid)}…`) <= width) low = mid;
+    else high = mid - 1;
+  }
+  return `${text.slice(0, low)}…`;
+}
+
+/** One line of text at a point, never wrapped nor moved to a new page; the cursor does not move down. */
+export function textAt(pen: Pen, text: string, x: number, y: number): void {
+  const { color } = pen.style;
+  if (writeTextLine(pen.doc, text, x, y, pen.color === color ? null : color)) pen.color = color;
+  else ink(pen).text(text, x, y, { lineBreak: false });
+}
+
+/** Text at a point, wrapped to `width` only when it does not fit one line; the caller made room for it. */
+export function textIn(pen: Pen, text: string, x: number, y: number, width: number): void {
+  if (fitsOneLine(pen, text, width)) textAt(pen, text, x, y);
+  else ink(pen).text(text, x, y, { width });
+}
+
+/**
+ * Text at the cursor, wrapped to `width` from `x`; pdfkit flows it onto further pages when long.
+ * Leaves the cursor under it, as pdfkit's own wrapping does.
+ */
+export function flowText(pen: Pen, text: string, x: number, width: number, options: { lineGap?: number; link?: string } = {}): void {
+  const { doc } = pen;
+  const lineGap = options.lineGap ?? 0;
+  if (!fitsOneLine(pen, text, width)) {
+    ink(pen).text(text, x, doc.y, { width, lineGap, ...(options.link ? { link: options.link } : {}) });
+    return;
+  }
+  // One line: what pdfkit's wrapper would do, without running it.
+  const lineHeight = doc.currentLineHeight(true);
+  ensureSpace(pen, lineHeight);
+  const y = doc.y;
+  textAt(pen, text, x, y);
+  if (options.link) doc.link(x, y, widthOf(pen, text), doc.currentLineHeight(), options.link);
+  doc.x = x;
+  doc.y = y + lineHeight + lineGap;
+}
+
+/** A new page unless `height` still fits below the cursor. */
+export function ensureSpace(pen: Pen, height: number): void {
+  if (pen.doc.y + height > pen.doc.page.maxY()) pen.doc.addPage();
+}
+
+/** Whether the cursor is at the top of a page (nothing drawn on it yet but the footer). */
+export function atPageTop(pen: Pen): boolean {
+  return pen.doc.y <= pen.doc.page.margins.top + 1;
+}
+
+/** A horizontal hairline across the text width at `y`. */
+export function hairline(pen: Pen, y: number, width = 0.5, color = RULE): void {
+  pen.doc.save().moveTo(MARGIN, y).lineTo(RIGHT, y).lineWidth(width).strokeColor(color).stroke().restore();
+}
+
+/** A filled rectangle, the fill color kept from leaking into the text style. */
+export function fillRect(pen: Pen, x: number, y: number, width: number, height: number, color: string): void {
+  pen.doc.save().rect(x, y, width, height).fill(color).restore();
+}

@@ -1,0 +1,86 @@
+/**
+ * SQL for reports: a run's findings in report order, read a page at a time, and the aggregates a
+ * report opens with (counts by threat, hosts and services). A run's findings are its
+ * `run_findings` rows; "present" means the run saw them, "fixed" that it no longer did.
+ */
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { FindingsTable, Lifecycle, ThreatLevel } from '../db/schema.js';
+
+const THREAT_RANK = sql<number>`case f.threat when 'Critical' then 4 when 'High' then 3 when 'Medium' then 2 when 'Low' then 1 else 0 end`;
+
+export type RunFindingRow = Pick<
+  Selectable<FindingsTable>,
+  | 'id' | 'name' | 'threat' | 'cvss_base' | 'cvss_vector' | 'cve' | 'cwe' | 'hostname' | 'host_ip' | 'port' | 'protocol' | 'service'
+  | 'engine' | 'engines' | 'engine_evidence' | 'rule_id' | 'description' | 'solution' | 'evidence' | 'references' | 'status'
+  | 'kev' | 'epss' | 'first_seen_at' | 'last_seen_at'
+> & {
+  lifecycle: Lifecycle;
+  /** The sort key of the row, for the next page. */
+  rank: number;
+  score: number;
+};
+
+/** Where the previous page ended: the report order is (threat rank desc, CVSS desc, id asc). */
+export interface RunFindingCursor {
+  rank: number;
+  score: number;
+  id: number;
+}
+
+/**
+ * One page of the run's present (or fixed) findings in report order, after `cursor`. Keyset
+ * paging on the order itself, so every page costs the same however deep it is.
+ */
+export async function runFindingsPage(db: Db, runId: number, which: 'present' | 'fixed', cursor: RunFindingCursor | null, limit: number): Promise<RunFindingRow[]> {
+  const lifecycle = which === 'fixed' ? sql`rf.lifecycle = 'fixed'` : sql`rf.lifecycle <> 'fixed'`;
+  // -1 stands for "no score", so unscored findings come last within their threat.
+  const after = cursor ? sql`and (${THREAT_RANK}, coalesce(f.cvss_base, -1), -f.id) < (${cursor.rank}, ${cursor.score}, ${-cursor.id})` : sql``;
+  const result = await sql<RunFindingRow>`
+    select f.id, f.name, f.threat, f.cvss_base, f.cvss_vector, f.cve, f.cwe, f.hostname, f.host_ip, f.port, f.protocol,
+           f.service, f.engine, f.engines, f.engine_evidence, f.rule_id, f.description, f.solution, f.evidence,
+           f."references", f.status, rf.lifecycle, f.kev, f.epss, f.first_seen_at, f.last_seen_at,
+           ${THREAT_RANK} as rank, coalesce(f.cvss_base, -1) as score
+    from run_findings rf join findings f on f.id = rf.finding_id
+    where rf.run_id = ${runId} and ${lifecycle} ${after}
+    order by ${THREAT_RANK} desc, coalesce(f.cvss_base, -1) desc, f.id asc
+    limit ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Present findings of the run by threat. */
+export async function runThreatCounts(db: Db, runId: number): Promise<Map<ThreatLevel, number>> {
+  const result = await sql<{ threat: ThreatLevel; n: number }>`
+    select f.threat, count(*)::int as n
+    from run_findings rf join findings f on f.id = rf.finding_id
+    where rf.run_id = ${runId} and rf.lifecycle <> 'fixed'
+    group by f.threat`.execute(db);
+  return new Map(result.rows.map((row) => [row.threat, Number(row.n)]));
+}
+
+export interface RunServiceRow {
+  hostname: string;
+  host_ip: string;
+  port: number | null;
+  protocol: string | null;
+  service: string | null;
+  findings: number;
+  worst_rank: number;
+}
+
+/** Every host and port the run has findings on, with the count and the worst threat there. */
+export async function runServices(db: Db, runId: number): Promise<RunServiceRow[]> {
+  const result = await sql<RunServiceRow>`
+    select f.hostname, f.host_ip, f.port, f.protocol, max(f.service) as service,
+           count(*)::int as findings, max(${THREAT_RANK}) as worst_rank
+    from run_findings rf join findings f on f.id = rf.finding_id
+    where rf.run_id = ${runId} and rf.lifecycle <> 'fixed'
+    group by f.hostname, f.host_ip, f.port, f.protocol
+    order by f.hostname, f.host_ip, f.port nulls first, f.protocol`.execute(db);
+  return result.rows.map((row) => ({ ...row, findings: Number(row.findings), worst_rank: Number(row.worst_rank) }));
+}
+
+export async function storeRunNarrative(db: Db, runId: number, narrative: unknown): Promise<void> {
+  await db.updateTable('runs').set({ narrative: JSON.stringify(narrative) }).where('id', '=', runId).execute();
+}
+

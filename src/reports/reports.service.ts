@@ -1,0 +1,220 @@
+/**
+ * Scan reports: builds the canonical run record (`report.ts`) from the store and renders it in
+ * the format asked for. Only completed runs have reports; findings are read a page at a time as
+ * the renderer consumes them, so a report of any size holds one page in memory.
+ */
+import type { Readable } from 'node:stream';
+import { mayHaveNarrative } from '../accounts/roles.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Run, Scan, User } from '../db/schema.js';
+import { combinedEvidence } from '../findings/vulnerabilities.service.js';
+import { findRunOfScan } from '../runs/runs.service.js';
+import { requireScan } from '../scans/scans.service.js';
+import { AppError } from '../shared/errors.js';
+import { writeNarrative } from './narrative-llm.js';
+import { narrativeFindings } from './narrative.js';
+import { THREAT_ORDER, type Narrative, type ReportFinding, type ReportFormat, type ReportRecord, type Threat } from './report.js';
+import * as queries from './reports.queries.js';
+import { renderCsv } from './render-csv.js';
+import { renderHtml } from './render-html.js';
+import { renderPdf } from './render-pdf.js';
+import { renderTxt } from './render-txt.js';
+import { renderXml } from './render-xml.js';
+
+export { REPORT_FORMATS, type ReportFormat } from './report.js';
+
+/** Findings per read while rendering. */
+const PAGE_SIZE = 2000;
+/** The most severe findings an attack narrative is written from. */
+const NARRATIVE_FINDINGS = 500;
+
+export interface ReportDeps {
+  db: Db;
+  config: Config;
+  clock: () => Date;
+}
+
+export const REPORT_MEDIA_TYPES: Record<ReportFormat, string> = {
+  pdf: 'application/pdf',
+  csv: 'text/csv; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+};
+
+const RENDERERS: Record<ReportFormat, (record: ReportRecord) => Readable> = {
+  pdf: renderPdf,
+  csv: renderCsv,
+  html: renderHtml,
+  txt: renderTxt,
+  xml: renderXml,
+};
+
+/** `rampart-<scan name as a slug>-run-<index>.<format>`, ASCII only, safe in a header. */
+export function reportFilename(scanName: string, runIndex: number, format: ReportFormat): string {
+  const slug = scanName
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase()
+    .slice(0, 60);
+  return `rampart-${slug || 'scan'}-run-${runIndex}.${format}`;
+}
+
+function toReportFinding(row: queries.RunFindingRow): ReportFinding {
+  return {
+    id: row.id,
+    name: row.name,
+    threat: row.threat,
+    cvssBase: row.cvss_base,
+    cvssVector: row.cvss_vector,
+    cve: row.cve,
+    cwe: row.cwe,
+    hostname: row.hostname,
+    hostIp: row.host_ip,
+    port: row.port,
+    protocol: row.protocol,
+    service: row.service,
+    engine: row.engine,
+    engines: row.engines.length > 0 ? row.engines : [row.engine],
+    ruleId: row.rule_id,
+    description: row.description,
+    solution: row.solution,
+    evidence: combinedEvidence(row),
+    references: row.references,
+    status: row.status,
+    lifecycle: row.lifecycle,
+    kev: row.kev,
+    epss: row.epss,
+    firstSeenAt: row.first_seen_at,
+    lastSeenAt: row.last_seen_at,
+  };
+}
+
+/** The run's present or fixed findings in report order, read a page at a time. */
+async function* readFindings(db: Db, runId: number, which: 'present' | 'fixed', limit = Infinity): AsyncGenerator<ReportFinding> {
+  let cursor: queries.RunFindingCursor | null = null;
+  let yielded = 0;
+  for (;;) {
+    const page = await queries.runFindingsPage(db, runId, which, cursor, Math.min(PAGE_SIZE, limit - yielded));
+    for (const row of page) yield toReportFinding(row);
+    yielded += page.length;
+    if (page.length < PAGE_SIZE || yielded >= limit) return;
+    const last = page[page.length - 1]!;
+    cursor = { rank: Number(last.rank), score: Number(last.score), id: last.id };
+  }
+}
+
+function rankToThreat(rank: number): Threat | null {
+  return rank >= 0 && rank <= 4 ? THREAT_ORDER[4 - rank]! : null;
+}
+
+/**
+ * The run's attack narrative: the one stored on the run, or a new one (from the configured LLM,
+ * else the built-in writer) written from its most severe findings and stored, so that every
+ * format and every later download tell the same story.
+ */
+async function runNarrative(deps: ReportDeps, run: Run, services: ReportRecord['services']): Promise<Narrative> {
+  if (run.narrative) return run.narrative as Narrative;
+  const findings: ReportFinding[] = [];
+  for await (const f of readFindings(deps.db, run.id, 'present', NARRATIVE_FINDINGS)) findings.push(f);
+  const { llm } = deps.config;
+  const narrative = await writeNarrative(
+    { findings: narrativeFindings(findings), services },
+    llm.url ? { url: llm.url, model: llm.model, timeoutMs: llm.timeoutMs, ...(llm.apiKey ? { apiKey: llm.apiKey } : {}) } : undefined,
+  );
+  await queries.storeRunNarrative(deps.db, run.id, narrative);
+  return narrative;
+}
+
+/** The record of a completed run of the scan; a run still going or never made is not found. */
+export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owner: Pick<User, 'role'>): Promise<ReportRecord> {
+  const { db } = deps;
+  const [threatCounts, serviceRows] = await Promise.all([queries.runThreatCounts(db, run.id), queries.runServices(db, run.id)]);
+  const counts = Object.fromEntries(THREAT_ORDER.map((t) => [t, threatCounts.get(t) ?? 0])) as Record<Threat, number>;
+  const services = serviceRows.map((row) => ({
+    hostname: row.hostname,
+    hostIp: row.host_ip,
+    port: row.port,
+    protocol: row.protocol,
+    service: row.service,
+    findings: row.findings,
+    worstThreat: rankToThreat(row.worst_rank),
+  }));
+  const narrative = scan.include_attack_narrative && mayHaveNarrative(owner.role) ? await runNarrative(deps, run, services) : null;
+  return {
+    generatedAt: deps.clock(),
+    baseUrl: deps.config.baseUrl,
+    scan: {
+      uuid: scan.uuid,
+      name: scan.scan_name,
+      type: scan.scan_type,
+      targets: scan.scan_target.split(', ').filter(Boolean),
+      frequency: scan.scan_frequency,
+      timeZone: scan.scan_time_zone,
+    },
+    run: {
+      index: run.run_index,
+      trigger: run.trigger,
+      status: run.status,
+      outcome: run.outcome,
+      error: run.error,
+      notes: run.notes,
+      queuedAt: run.queued_at,
+      startedAt: run.started_at,
+      completedAt: run.completed_at,
+      engine: run.engine,
+      engineVersion: run.engine_version,
+      hostsUp: run.hosts_up,
+      hostsDown: run.hosts_down,
+    },
+    vulnDbSyncedAt: run.vulndb_synced_at,
+    counts,
+    total: THREAT_ORDER.reduce((sum, t) => sum + counts[t], 0),
+    lifecycle: { new: run.new_findings, still_open: run.still_open_findings, fixed: run.fixed_findings, regressed: run.regressed_findings },
+    services,
+    findings: () => readFindings(db, run.id, 'present'),
+    fixed: () => readFindings(db, run.id, 'fixed'),
+    narrative,
+  };
+}
+
+/** Finds the run a report download asks for: `run_index`, or the latest completed run. */
+export async function findReportRun(db: Db, scan: Scan, runIndex: number | undefined): Promise<Run> {
+  const run = await findRunOfScan(db, scan.id, runIndex);
+  if (!run) {
+    throw new AppError(
+      'not_found',
+      runIndex === undefined ? 'This scan has no completed run yet, so there is no report.' : `This scan has no run ${runIndex}.`,
+    );
+  }
+  if (run.status !== 'completed') throw new AppError('not_found', `Run ${run.run_index} has not finished yet; its report is available when it completes.`);
+  return run;
+}
+
+export interface RenderedReport {
+  stream: Readable;
+  mediaType: string;
+  filename: string;
+}
+
+/** GET /api/scans/{format}/{uuid}: the account's scan, its run, rendered. */
+export async function downloadReport(deps: ReportDeps, user: User, uuid: string, format: ReportFormat, runIndex: number | undefined): Promise<RenderedReport> {
+  const scan = await requireScan(deps.db, user.id, uuid);
+  const run = await findReportRun(deps.db, scan, runIndex);
+  const record = await loadRunReport(deps, scan, run, user);
+  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format) };
+}
+
+/** The run's present findings by threat, keyed as webhook events count them. */
+export async function runCountsByThreat(db: Db, runId: number): Promise<{ critical: number; high: number; medium: number; low: number; informational: number }> {
+  const counts = await queries.runThreatCounts(db, runId);
+  const of = (t: Threat) => counts.get(t) ?? 0;
+  return { critical: of('Critical'), high: of('High'), medium: of('Medium'), low: of('Low'), informational: of('Informational') };
+}
+
+/** Renders a record in a format (for the report email). */
+export function renderReport(record: ReportRecord, format: ReportFormat): Readable {
+  return RENDERERS[format](record);
+}

@@ -1,0 +1,63 @@
+/**
+ * The body of a webhook delivery (DESIGN.md "Event body"): what generic receivers get as is, and
+ * what `chat-formats.ts` turns into Slack, Discord and Teams messages.
+ */
+
+/** Findings of one run by threat level (CVSS bands: 9.0 / 7.0 / 4.0 / 0.1 / 0). */
+export interface ThreatCounts {
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  informational: number;
+}
+
+/** One webhook event. `ping` carries sample data, so a receiver can be built against it. */
+export type WebhookEvent = {
+  /** `evt_<hex>`; also the Standard Webhooks `webhook-id` header, so receivers can de-duplicate. */
+  id: string;
+  type: 'scan.completed' | 'scan.failed' | 'ping';
+  created_at: string;
+  data: {
+    scan: { uuid: string; name: string; type: string; target: string };
+    run: {
+      run_index: number;
+      /** null only while a run is unfinished, which no event describes; kept nullable as the row is. */
+      outcome: 'succeeded' | 'failed' | 'cancelled' | null;
+      completed_at: string | null;
+      /** Why the run failed; null when it succeeded. */
+      error: string | null;
+      counts: ThreatCounts;
+      report_urls: { pdf: string; html: string; csv: string; txt: string; xml: string };
+    };
+  };
+};
+
+/** The uuid of the sample scan in a ping: no real scan has it, so its report links answer 404. */
+export const SAMPLE_SCAN_UUID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * A `ping` event with plausible sample data: what the "test" button sends. The report URLs have the
+ * same shape as real ones (see `enqueueRunEvent`), so a receiver's link handling can be tried out.
+ */
+export function samplePingEvent(baseUrl: string, now: Date, id: string): WebhookEvent {
+  const base = baseUrl.replace(/\/+$/, '');
+  const report = (format: string) => `${base}/api/scans/${format}/${SAMPLE_SCAN_UUID}?run_index=1`;
+  const at = now.toISOString();
+  return {
+    id,
+    type: 'ping',
+    created_at: at,
+    data: {
+      scan: { uuid: SAMPLE_SCAN_UUID, name: 'Sample scan', type: 'Rampart', target: 'scanme.example.com' },
+      run: {
+        run_index: 1,
+        outcome: 'succeeded',
+        completed_at: at,
+        error: null,
+        counts: { critical: 1, high: 2, medium: 3, low: 4, informational: 5 },
+        report_urls: { pdf: report('pdf'), html: report('html'), csv: report('csv'), txt: report('txt'), xml: report('xml') },
+      },
+    },
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * Webhooks: an account's HTTPS callbacks for scan events. Saving checks the URL (HTTPS, and the
+ * address guard on what it resolves to now; delivery checks again on what it connects to). Events
+ * become outbox messages, one per subscribed webhook, in the transaction that finishes the run;
+ * `WebhookWorker` delivers them.
+ */
+import { parsePathId } from '../shared/validation.js';
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Run, Scan, WebhookEventType } from '../db/schema.js';
+import { resolveAndCheck, type AddressGuard } from '../shared/address-guard.js';
+import { AppError, fieldError, notFound, validationError } from '../shared/errors.js';
+import { chatPayload, detectService } from './chat-formats.js';
+import { samplePingEvent, type WebhookEvent } from './event.js';
+import { generateSecret } from './signing.js';
+import * as queries from './webhooks.queries.js';
+import {
+  MAX_DELIVERIES_SHOWN,
+  MAX_WEBHOOKS,
+  type CreateWebhookBody,
+  type DeliveryResource,
+  type UpdateWebhookBody,
+  type WebhookResource,
+} from './webhooks.schema.js';
+
+export interface WebhookDeps {
+  db: Db;
+  config: Config;
+  guard: AddressGuard;
+  clock: () => Date;
+}
+
+function toResource(row: queries.WebhookRow): WebhookResource {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    is_active: row.is_active,
+    secret: row.secret,
+    service: row.service,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    last_delivery_at: row.last_delivery_at?.toISOString() ?? null,
+    last_status: row.last_status,
+  };
+}
+
+/** An https URL whose host resolves only to addresses the service may contact; else a 422 on `url`. */
+async function checkUrl(deps: WebhookDeps, text: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw fieldError('url', 'The url field must be a valid URL.');
+  }
+  if (url.protocol !== 'https:') throw fieldError('url', 'The url field must be an https:// URL.');
+  if (url.username || url.password) throw fieldError('url', 'The url field must not carry a user name or password.');
+  const verdict = await resolveAndCheck(url.hostname, deps.guard);
+  if (!verdict.ok) throw fieldError('url', `The url field is not allowed: ${verdict.message}`);
+  return url.toString();
+}
+
+/** The account's webhook, or 404 when there is none with the id, 403 when it is another's. */
+async function ownWebhook(db: Db, userId: number, id: string): Promise<queries.WebhookRow> {
+  const n = parsePathId(id);
+  const row = n === undefined ? undefined : await queries.findWebhook(db, n);
+  if (!row) throw notFound('Webhook');
+  if (row.user_id !== userId) throw new AppError('forbidden', 'This webhook belongs to another account.');
+  return row;
+}
+
+export async function listWebhooks(db: Db, userId: number): Promise<WebhookResource[]> {
+  return (await queries.listWebhooks(db, userId)).map(toResource);
+}
+
+export async function createWebhook(deps: WebhookDeps, userId: number, body: CreateWebhookBody): Promise<WebhookResource> {
+  if ((await queries.countWebhooks(deps.db, userId)) >= MAX_WEBHOOKS) {
+    throw validationError({ webhooks: [`An account can have at most ${MAX_WEBHOOKS} webhooks; delete one first.`] });
+  }
+  const url = await checkUrl(deps, body.url);
+  const row = await queries.insertWebhook(deps.db, {
+    user_id: userId,
+    url,
+    events: body.events,
+    description: body.description ?? null,
+    secret: generateSecret(),
+    service: detectService(url),
+  });
+  return toResource(row);
+}
+
+export async function updateWebhook(deps: WebhookDeps, userId: number, id: string, body: UpdateWebhookBody): Promise<WebhookResource> {
+  const row = await ownWebhook(deps.db, userId, id);
+  const url = body.url !== undefined ? await checkUrl(deps, body.url) : undefined;
+  const updated = await queries.updateWebhook(deps.db, row.id, {
+    ...(url !== undefined ? { url, service: detectService(url) } : {}),
+    ...(body.events !== undefined ? { events: body.events } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.is_active !== undefined ? { is_active: body.is_active } : {}),
+    ...(body.rotate_secret ? { secret: generateSecret() } : {}),
+  });
+  return toResource(updated);
+}
+
+export async function deleteWebhook(db: Db, userId: number, id: string): Promise<void> {
+  const row = await ownWebhook(db, userId, id);
+  await queries.deleteWebhook(db, row.id);
+}
+
+function messageFor(deps: Pick<WebhookDeps, 'config'>, webhook: queries.WebhookRow, event: WebhookEvent) {
+  return {
+    webhook_id: webhook.id,
+    message_id: `msg_${randomUUID().replace(/-/g, '')}`,
+    event: event.type,
+    body: JSON.stringify(chatPayload(webhook.service, event)),
+    max_attempts: deps.config.webhooks.retryDelaysSeconds.length + 1,
+  };
+}
+
+/** Queues a ping with sample data (sent even when the webhook is switched off: it was asked for). */
+export async function testWebhook(deps: WebhookDeps, userId: number, id: string): Promise<void> {
+  const row = await ownWebhook(deps.db, userId, id);
+  const event = samplePingEvent(deps.config.baseUrl, deps.clock(), `evt_${randomUUID().replace(/-/g, '')}`);
+  await queries.enqueueMessages(deps.db, [messageFor(deps, row, event)]);
+}
+
+export async function listDeliveries(db: Db, userId: number, id: string): Promise<DeliveryResource[]> {
+  const row = await ownWebhook(db, userId, id);
+  const deliveries = await queries.recentDeliveries(db, row.id, MAX_DELIVERIES_SHOWN);
+  return deliveries.map((d) => ({
+    id: d.id,
+    webhook_id: d.webhook_id,
+    event: d.event,
+    payload: d.payload,
+    response_code: d.response_code,
+    response_body: d.response_body,
+    attempt: d.attempt,
+    max_attempts: d.max_attempts,
+    next_retry_at: d.next_retry_at?.toISOString() ?? null,
+    status: d.status,
+    duration_ms: d.duration_ms,
+    error: d.error,
+    created_at: d.created_at.toISOString(),
+  }));
+}
+
+/**
+ * Queues scan.completed or scan.failed for every active webhook of the scan's owner subscribed to
+ * it. Called in the transaction that finishes the run; `counts` (the run's counts by threat) is
+ * only asked for when some webhook is subscribed, so runs without webhooks pay one lookup.
+ */
+export async function enqueueRunEvent(
+  db: Db,
+  config: Config,
+  scan: Scan,
+  run: Run,
+  counts: () => Promise<WebhookEvent['data']['run']['counts']>,
+): Promise<number> {
+  const type: WebhookEventType = run.outcome === 'succeeded' ? 'scan.completed' : 'scan.failed';
+  const webhooks = await queries.subscribedWebhooks(db, scan.user_id, type);
+  if (webhooks.length === 0) return 0;
+  const report = (format: string) => `${config.baseUrl}/api/scans/${format}/${scan.uuid}?run_index=${run.run_index}`;
+  const event: WebhookEvent = {
+    id: `evt_${randomUUID().replace(/-/g, '')}`,
+    type,
+    created_at: new Date().toISOString(),
+    data: {
+      scan: { uuid: scan.uuid, name: scan.scan_name, type: scan.scan_type, target: scan.scan_target },
+      run: {
+        run_index: run.run_index,
+        outcome: run.outcome,
+        completed_at: run.completed_at?.toISOString() ?? null,
+        error: run.error,
+        counts: await counts(),
+        report_urls: { pdf: report('pdf'), html: report('html'), csv: report('csv'), txt: report('txt'), xml: report('xml') },
+      },
+    },
+  };
+  await queries.enqueueMessages(db, webhooks.map((w) => messageFor({ config }, w, event)));
+  return webhooks.length;
+}

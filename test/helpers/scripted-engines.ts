@@ -1,0 +1,114 @@
+/**
+ * Runs through the real worker with scripted engines: each run yields the findings the test set
+ * for it (per engine), so a test decides exactly what every run sees, and everything after the
+ * engine (storing, deduplicating, judging, reports, email) is the real code.
+ */
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import pino from 'pino';
+import type { Engine, EngineEvent, Finding } from '../../src/engines/engine.js';
+import { EngineError } from '../../src/engines/engine.js';
+import type { Mailer } from '../../src/mail/mailer.js';
+import type { EngineRegistry } from '../../src/runs/engines.js';
+import { startBackground } from '../../src/runs/background.js';
+import { buildTestApp, signUp, type TestApp } from './app.js';
+import { waitFor } from './servers.js';
+
+export const HOST = '127.0.0.1';
+
+/** What the next run of each engine yields; `fail` makes it fail after yielding its findings. */
+export interface Script {
+  findings: Finding[];
+  fail?: boolean;
+}
+
+export function finding(ruleId: string, overrides: Partial<Finding> = {}): Finding {
+  return {
+    hostname: HOST,
+    hostIp: HOST,
+    port: 443,
+    protocol: 'tcp',
+    service: 'https',
+    ruleId,
+    name: `Finding ${ruleId}`,
+    description: 'A weakness.',
+    solution: 'Fix it.',
+    threat: 'Medium',
+    cvssBase: 5,
+    cvssVector: null,
+    cve: [],
+    cwe: null,
+    evidence: `seen by ${ruleId}`,
+    references: [],
+    ...overrides,
+  };
+}
+
+function scriptedEngine(name: string, script: { next: Script }): Engine {
+  return {
+    name,
+    version: '1.0.0-test',
+    async *run(): AsyncIterable<EngineEvent> {
+      const { findings, fail } = script.next;
+      yield { type: 'host', hostname: HOST, address: HOST, state: 'up' };
+      for (const f of findings) yield { type: 'finding', finding: f };
+      if (fail) throw new EngineError('network-temporary', 'The scripted engine was told to fail.');
+    },
+  };
+}
+
+export interface Harness {
+  ctx: TestApp;
+  auth: { authorization: string };
+  scripts: { rampart: { next: Script }; nuclei: { next: Script } };
+}
+
+/** An app with a run worker whose engines are scripted; `mail` sends report emails too. */
+export async function startScripted(t: TestContext, options: { env?: Record<string, string>; mail?: boolean; role?: string } = {}): Promise<Harness> {
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'pro=100000', ...options.env } });
+  const scripts = { rampart: { next: { findings: [] as Finding[] } }, nuclei: { next: { findings: [] as Finding[] } } };
+  const engines: EngineRegistry = {
+    forScanType: (type) => (type === 'Nuclei' ? scriptedEngine('nuclei', scripts.nuclei) : scriptedEngine('rampart', scripts.rampart)),
+  };
+  const background = startBackground({
+    db: ctx.store.db,
+    config: ctx.config,
+    guard: ctx.app.ctx.guard,
+    queue: ctx.app.ctx.queue,
+    log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+    worker: true,
+    scheduler: false,
+    engines,
+    ...(options.mail ? { mailer: ctx.app.ctx.mailer as Mailer } : {}),
+  });
+  t.after(() => background.stop());
+  const user = await signUp(ctx, { role: options.role ?? 'pro' });
+  return { ctx, auth: user.auth, scripts };
+}
+
+export async function createScan(h: Harness, type: 'Rampart' | 'Nuclei', extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await h.ctx.app.inject({
+    method: 'POST',
+    url: '/api/new-scan',
+    headers: h.auth,
+    payload: { scan_name: `${type} scan`, scan_type: type, scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: HOST, ...extra },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json().uuid;
+}
+
+/** Waits until the scan's run `index` (the first run is 0) has completed and returns it as the runs summary shows it. */
+export async function completedRun(h: Harness, uuid: string, index: number) {
+  return waitFor(`run ${index} of ${uuid} to complete`, async () => {
+    const runs = (await h.ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: h.auth })).json().runs;
+    const run = runs.find((r: { run_index: number }) => r.run_index === index);
+    return run?.status === 'completed' ? run : undefined;
+  });
+}
+
+export async function rerun(h: Harness, uuid: string, index: number) {
+  const res = await h.ctx.app.inject({ method: 'POST', url: `/api/scans/${uuid}/rerun`, headers: h.auth, payload: {} });
+  assert.equal(res.statusCode, 202, res.body);
+  return completedRun(h, uuid, index);
+}
+

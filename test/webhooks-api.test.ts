@@ -1,0 +1,184 @@
+/**
+ * Webhooks through the API, and deliveries end to end to a real HTTPS receiver on loopback (a
+ * test CA trusted through RAMPART_WEBHOOK_CA_FILE; loopback allowed by this test's configuration
+ * only), every signature checked with the public `standardwebhooks` package.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { buildTestApp, signUp } from './helpers/app.js';
+import { hasOpenssl, TestPki } from './helpers/pki.js';
+import { completedRun, createScan, finding, rerun, startScripted } from './helpers/scripted-engines.js';
+import { waitFor } from './helpers/servers.js';
+
+interface Received {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An HTTPS receiver answering each request with the next status of `statuses` (then 200). */
+async function startReceiver(t: TestContext, pki: TestPki, statuses: (number | [number, Record<string, string>])[] = []) {
+  const leaf = pki.issue({ cn: 'localhost', san: 'DNS:localhost,IP:127.0.0.1' });
+  const received: Received[] = [];
+  const server = https.createServer({ key: leaf.key, cert: leaf.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+      const next = statuses.shift() ?? 200;
+      const [status, headers] = Array.isArray(next) ? next : [next, {}];
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(`answer ${status}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
+}
+
+function setUp(t: TestContext) {
+  if (!hasOpenssl()) return undefined;
+  const pki = new TestPki();
+  t.after(() => pki.cleanup());
+  const caFile = path.join(pki.dir, 'ca.pem');
+  fs.writeFileSync(caFile, pki.ca.cert);
+  return { pki, env: { RAMPART_WEBHOOK_CA_FILE: caFile, RAMPART_WEBHOOK_RETRY_DELAYS: '0,0,0', RAMPART_WEBHOOK_TIMEOUT_MS: '5000' } };
+}
+
+test('webhook endpoints: 201, 401, 403, 404, 422 (including the 11th webhook and private addresses)', async (t) => {
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_RATE_LIMITS: 'trial=100000' } });
+  const owner = await signUp(ctx);
+  const other = await signUp(ctx);
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = owner.auth) =>
+    ctx.app.inject({ method, url, headers, ...(payload !== undefined ? { payload: payload as object } : {}) });
+
+  const created = await call('POST', '/api/webhooks', { url: 'https://127.0.0.1:9/hook', events: ['scan.completed'], description: 'ops' });
+  assert.equal(created.statusCode, 201, created.body);
+  const hook = created.json().data;
+  assert.equal(created.json().message, 'Webhook created successfully.');
+  assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
+  assert.deepEqual([hook.events, hook.description, hook.is_active, hook.service], [['scan.completed'], 'ops', true, 'generic']);
+  assert.equal((await call('GET', '/api/webhooks')).json().data[0].secret, hook.secret, 'secrets are listed');
+
+  // 401 everywhere without a token.
+  for (const [method, url] of [['GET', '/api/webhooks'], ['POST', '/api/webhooks'], ['PUT', `/api/webhooks/${hook.id}`], ['DELETE', `/api/webhooks/${hook.id}`], ['POST', `/api/webhooks/${hook.id}/test`], ['GET', `/api/webhooks/${hook.id}/deliveries`]] as const) {
+    assert.equal((await call(method, url, method === 'GET' || method === 'DELETE' ? undefined : {}, {})).statusCode, 401, `${method} ${url}`);
+  }
+  // 403 for another account's webhook, 404 for none.
+  for (const [method, url, body] of [['PUT', `/api/webhooks/${hook.id}`, { is_active: false }], ['DELETE', `/api/webhooks/${hook.id}`, undefined], ['POST', `/api/webhooks/${hook.id}/test`, {}], ['GET', `/api/webhooks/${hook.id}/deliveries`, undefined]] as const) {
+    assert.equal((await call(method, url, body, other.auth)).statusCode, 403, `${method} ${url} by another account`);
+    assert.equal((await call(method, url.replace(String(hook.id), '999999'), body)).statusCode, 404, `${method} unknown`);
+  }
+  assert.equal((await call('GET', '/api/webhooks', undefined, other.auth)).json().data.length, 0, 'lists only its own');
+
+  // 422s, each naming its field.
+  const invalid = async (body: unknown, field: string) => {
+    const res = await call('POST', '/api/webhooks', body);
+    assert.equal(res.statusCode, 422, `${JSON.stringify(body)}: ${res.body}`);
+    assert.ok(Object.keys(res.json().errors).some((key) => key === field || key.startsWith(`${field}.`)), `${field} in ${res.body}`);
+  };
+  await invalid({ url: 'http://127.0.0.1/hook', events: ['scan.completed'] }, 'url');
+  await invalid({ url: 'not a url', events: ['scan.completed'] }, 'url');
+  await invalid({ url: 'https://10.1.2.3/hook', events: ['scan.completed'] }, 'url');
+  await invalid({ url: 'https://169.254.169.254/latest', events: ['scan.failed'] }, 'url');
+  await invalid({ url: 'https://127.0.0.1/hook', events: [] }, 'events');
+  await invalid({ url: 'https://127.0.0.1/hook', events: ['scan.started'] }, 'events');
+  await invalid({ url: 'https://127.0.0.1/hook', events: ['scan.failed'], description: 'x'.repeat(256) }, 'description');
+  assert.equal((await call('PUT', `/api/webhooks/${hook.id}`, { events: [] })).statusCode, 422);
+
+  // Ten per account; the eleventh is a 422.
+  for (let i = 2; i <= 10; i++) assert.equal((await call('POST', '/api/webhooks', { url: `https://127.0.0.1:9/hook${i}`, events: ['scan.failed'] })).statusCode, 201);
+  const eleventh = await call('POST', '/api/webhooks', { url: 'https://127.0.0.1:9/hook11', events: ['scan.failed'] });
+  assert.equal(eleventh.statusCode, 422);
+  assert.match(eleventh.json().message, /at most 10 webhooks/);
+
+  // Update, rotate, delete.
+  const updated = (await call('PUT', `/api/webhooks/${hook.id}`, { description: null, is_active: false, rotate_secret: true })).json().data;
+  assert.deepEqual([updated.description, updated.is_active, updated.url], [null, false, hook.url]);
+  assert.notEqual(updated.secret, hook.secret);
+  const deleted = await call('DELETE', `/api/webhooks/${hook.id}`);
+  assert.equal(deleted.statusCode, 200);
+  assert.equal((await call('GET', `/api/webhooks/${hook.id}/deliveries`)).statusCode, 404);
+});
+
+test('a finished run is delivered, signed, to a real HTTPS receiver; failures are retried with the same id', async (t) => {
+  const setup = setUp(t);
+  if (!setup) return t.skip('needs openssl (Debian package openssl)');
+  const h = await startScripted(t, { env: setup.env });
+  const receiver = await startReceiver(t, setup.pki, [500, [503, { 'retry-after': '0' }]]);
+  const hook = (await h.ctx.app.inject({ method: 'POST', url: '/api/webhooks', headers: h.auth, payload: { url: receiver.url, events: ['scan.completed', 'scan.failed'] } })).json().data;
+
+  h.scripts.rampart.next = { findings: [finding('rule-a', { threat: 'High', cvssBase: 7.5 }), finding('rule-b', { threat: 'Low', cvssBase: 2 })] };
+  const uuid = await createScan(h, 'Rampart', { scan_name: 'Hooked scan' });
+  await completedRun(h, uuid, 0);
+  await waitFor('three attempts', async () => (receiver.received.length >= 3 ? true : undefined));
+
+  const verifier = new Webhook(hook.secret);
+  for (const r of receiver.received) verifier.verify(r.body, r.headers);
+  assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1, 'the same webhook-id on every attempt');
+  const event = JSON.parse(receiver.received[2]!.body);
+  assert.equal(event.type, 'scan.completed');
+  assert.deepEqual(event.data.scan, { uuid, name: 'Hooked scan', type: 'Rampart', target: '127.0.0.1' });
+  assert.deepEqual(event.data.run.counts, { critical: 0, high: 1, medium: 0, low: 1, informational: 0 });
+  assert.equal(event.data.run.report_urls.pdf, `http://rampart.test/api/scans/pdf/${uuid}?run_index=0`);
+
+  const deliveries = await waitFor('the third attempt recorded', async () => {
+    const data = (await h.ctx.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: h.auth })).json().data;
+    return data.length === 3 ? data : undefined;
+  });
+  assert.deepEqual(
+    deliveries.map((d: { attempt: number; status: string; response_code: number }) => [d.attempt, d.status, d.response_code]),
+    [[3, 'succeeded', 200], [2, 'pending', 503], [1, 'pending', 500]],
+  );
+  assert.equal(deliveries[0].response_body, 'answer 200');
+
+  // A failed run emits scan.failed.
+  h.scripts.rampart.next = { findings: [], fail: true };
+  await rerun(h, uuid, 1);
+  await waitFor('scan.failed', async () => (receiver.received.length >= 4 ? true : undefined));
+  assert.equal(JSON.parse(receiver.received[3]!.body).type, 'scan.failed');
+});
+
+test('test pings, secret rotation, switching off, and 410 Gone', async (t) => {
+  const setup = setUp(t);
+  if (!setup) return t.skip('needs openssl (Debian package openssl)');
+  const h = await startScripted(t, { env: setup.env });
+  const receiver = await startReceiver(t, setup.pki);
+  const call = (method: 'POST' | 'PUT', url: string, payload: object) => h.ctx.app.inject({ method, url, headers: h.auth, payload });
+  const hook = (await call('POST', '/api/webhooks', { url: receiver.url, events: ['scan.completed'] })).json().data;
+
+  assert.equal((await call('POST', `/api/webhooks/${hook.id}/test`, {})).json().message, 'Test event dispatched.');
+  await waitFor('the ping', async () => (receiver.received.length >= 1 ? true : undefined));
+  const ping = receiver.received[0]!;
+  new Webhook(hook.secret).verify(ping.body, ping.headers);
+  assert.equal(JSON.parse(ping.body).type, 'ping');
+
+  const rotated = (await call('PUT', `/api/webhooks/${hook.id}`, { rotate_secret: true })).json().data;
+  await call('POST', `/api/webhooks/${hook.id}/test`, {});
+  await waitFor('the second ping', async () => (receiver.received.length >= 2 ? true : undefined));
+  const second = receiver.received[1]!;
+  new Webhook(rotated.secret).verify(second.body, second.headers);
+  assert.throws(() => new Webhook(hook.secret).verify(second.body, second.headers), 'the old secret no longer verifies');
+
+  // Switched off: a finished run queues nothing for it.
+  await call('PUT', `/api/webhooks/${hook.id}`, { is_active: false });
+  h.scripts.rampart.next = { findings: [] };
+  const uuid = await createScan(h, 'Rampart');
+  await completedRun(h, uuid, 0);
+  const queued = await h.ctx.store.db.selectFrom('webhook_outbox').select('event').where('webhook_id', '=', hook.id).execute();
+  assert.deepEqual(queued.map((q) => q.event), ['ping', 'ping']);
+
+  // 410 Gone switches the webhook off.
+  const gone = await startReceiver(t, setup.pki, [410]);
+  const doomed = (await call('POST', '/api/webhooks', { url: gone.url, events: ['scan.completed'] })).json().data;
+  await call('POST', `/api/webhooks/${doomed.id}/test`, {});
+  const off = await waitFor('the webhook switched off', async () => {
+    const list = (await h.ctx.app.inject({ method: 'GET', url: '/api/webhooks', headers: h.auth })).json().data;
+    const found = list.find((w: { id: number }) => w.id === doomed.id);
+    return found && !found.is_active ? found : undefined;
+  });
+  assert.equal(off.last_status, 410);
+});
