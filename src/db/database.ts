@@ -11,6 +11,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { scopedToSchema } from './schema-introspector.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -62,7 +63,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     dialect = new PGliteDialect(pglite);
     kind = 'pglite';
   }
-  const db = new Kysely<Database>({ dialect });
+  const db = new Kysely<Database>({ dialect: scopedToSchema(dialect, schema) });
   return { db, kind, schema, close: () => db.destroy() };
 }
 
