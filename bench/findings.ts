@@ -6,6 +6,9 @@
  *
  *   npm run bench:findings [-- --findings 1000000 --duration 5]          (embedded PGlite)
  *   DATABASE_URL=postgres://... npm run bench:findings                    (PostgreSQL)
+ *
+ * On PostgreSQL, `--keep <schema>` seeds into that schema the first time and keeps it, and later
+ * runs with the same name reuse the seeded findings (for measuring one change after another).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,14 +25,17 @@ import { migrateToLatest, openStore } from '../src/db/database.js';
 import { createUser } from '../src/accounts/users.service.js';
 import { createApiKey } from '../src/accounts/api-keys.service.js';
 
-const { values } = parseArgs({ options: { findings: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { findings: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '5' }, keep: { type: 'string' } },
+});
 const TOTAL = Number(values.findings);
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 /** Tokens name the service they are for: the export server must be the same service. */
 const BASE_URL = 'http://bench.rampart.test';
 const ACCOUNTS = 10;
 const url = process.env.DATABASE_URL;
-const schema = `bench_${randomBytes(4).toString('hex')}`;
+if (values.keep && !url) throw new Error('--keep needs DATABASE_URL: a PGlite store lives in a temporary directory');
+const schema = values.keep ?? `bench_${randomBytes(4).toString('hex')}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-findings-'));
 const store = await openStore({ databaseUrl: url, dataDir: url ? '' : dataDir, schema, poolSize: 10 });
 
@@ -91,6 +97,42 @@ async function measureExport(token: string): Promise<string> {
   }
 }
 
+/** 10 scans, 1,000 targets and TOTAL / ACCOUNTS findings for one account, in a few statements. */
+async function seedAccount(userId: number): Promise<void> {
+  // 10 scans and 1,000 targets per account; findings spread over them.
+  await sql`
+    insert into scans (uuid, user_id, scan_name, scan_type, scan_target, targets, scan_frequency, scan_time_zone, scan_email)
+    select gen_random_uuid(), ${userId}, 'Scan ' || s, 'Rampart', '10.0.0.0/22', '[]', 'Daily', 'UTC', 'ops@example.com'
+    from generate_series(1, 10) s`.execute(store.db);
+  await sql`
+    insert into targets (user_id, target, type, status, last_scan)
+    select ${userId}, '10.0.' || (t / 256) || '.' || (t % 256), 'Ip', 'Active', now() - (t || ' minutes')::interval
+    from generate_series(0, 999) t`.execute(store.db);
+  // Inserted in one statement each, the account's scans and targets have consecutive ids.
+  const firstScan = (await store.db.selectFrom('scans').select((eb) => eb.fn.min('id').as('id')).where('user_id', '=', userId).executeTakeFirstOrThrow()).id as number;
+  const firstTarget = (await store.db.selectFrom('targets').select((eb) => eb.fn.min('id').as('id')).where('user_id', '=', userId).executeTakeFirstOrThrow()).id as number;
+  const perAccount = Math.floor(TOTAL / ACCOUNTS);
+  for (let done = 0; done < perAccount; done += 50_000) {
+    const n = Math.min(50_000, perAccount - done);
+    await sql`
+      insert into findings (user_id, scan_id, target_id, run_index, fingerprint, name, description, solution, threat, cvss_base,
+                            cve, hostname, host_ip, port, protocol, service, scan_type, engine, rule_id, evidence, status)
+      select ${userId},
+             ${firstScan}::bigint + i % 10,
+             ${firstTarget}::bigint + i % 1000,
+             0, md5(${userId}::text || '-' || i),
+             (array['Open port', 'Redis without authentication', 'TLS 1.0 accepted', 'Expired certificate', 'Missing HSTS', 'Directory listing', 'OpenSSH regreSSHion', 'Apache path traversal'])[1 + i % 8] || ' ' || (i % 5000),
+             'Seeded finding for the benchmark.', 'Fix it.',
+             (array['Critical', 'High', 'Medium', 'Low', 'Informational'])[1 + i % 5],
+             round((random() * 10)::numeric, 1)::float8,
+             case when i % 7 = 0 then array['CVE-2024-' || (1000 + i % 9000)] else '{}' end,
+             '10.0.' || ((i % 1000) / 256) || '.' || ((i % 1000) % 256), '10.0.' || ((i % 1000) / 256) || '.' || ((i % 1000) % 256),
+             1 + i % 1200, 'tcp', 'http', 'Rampart', 'rampart', 'rampart:rule-' || (i % 50), 'evidence ' || i,
+             (array['Unresolved', 'Unresolved', 'Unresolved', 'Accepted', 'False Positive'])[1 + i % 5]
+      from generate_series(${done}::int, ${done + n - 1}::int) i`.execute(store.db);
+  }
+}
+
 try {
   await migrateToLatest(store);
   const seedStarted = performance.now();
@@ -98,44 +140,19 @@ try {
   const config = loadConfig({ RAMPART_DATA_DIR: dataDir, RAMPART_JWT_SECRET: JWT_SECRET, RAMPART_BASE_URL: BASE_URL, RAMPART_RATE_LIMITS: 'admin=100000000', RAMPART_LOG_LEVEL: 'warn', RAMPART_PORT: '0' });
   const app = await buildApp({ config, store, logLevel: 'warn' });
   for (let a = 0; a < ACCOUNTS; a++) {
-    const user = await createUser(store.db, { email: `bench${a}@example.com`, password: 'benchmark-password', role: 'admin' });
+    const email = `bench${a}@example.com`;
+    const existing = values.keep ? await store.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst() : undefined;
+    const kept = existing !== undefined;
+    const user = existing ?? (await createUser(store.db, { email, password: 'benchmark-password', role: 'admin' }));
     const { key } = await createApiKey(store.db, user.id);
     tokens.push((await app.inject({ method: 'POST', url: `/api/token?key=${key}` })).json().token);
-    // 10 scans and 1,000 targets per account; findings spread over them.
-    await sql`
-      insert into scans (uuid, user_id, scan_name, scan_type, scan_target, targets, scan_frequency, scan_time_zone, scan_email)
-      select gen_random_uuid(), ${user.id}, 'Scan ' || s, 'Rampart', '10.0.0.0/22', '[]', 'Daily', 'UTC', 'ops@example.com'
-      from generate_series(1, 10) s`.execute(store.db);
-    await sql`
-      insert into targets (user_id, target, type, status, last_scan)
-      select ${user.id}, '10.0.' || (t / 256) || '.' || (t % 256), 'Ip', 'Active', now() - (t || ' minutes')::interval
-      from generate_series(0, 999) t`.execute(store.db);
-    // Inserted in one statement each, the account's scans and targets have consecutive ids.
-    const firstScan = (await store.db.selectFrom('scans').select((eb) => eb.fn.min('id').as('id')).where('user_id', '=', user.id).executeTakeFirstOrThrow()).id as number;
-    const firstTarget = (await store.db.selectFrom('targets').select((eb) => eb.fn.min('id').as('id')).where('user_id', '=', user.id).executeTakeFirstOrThrow()).id as number;
-    const perAccount = Math.floor(TOTAL / ACCOUNTS);
-    for (let done = 0; done < perAccount; done += 50_000) {
-      const n = Math.min(50_000, perAccount - done);
-      await sql`
-        insert into findings (user_id, scan_id, target_id, run_index, fingerprint, name, description, solution, threat, cvss_base,
-                              cve, hostname, host_ip, port, protocol, service, scan_type, engine, rule_id, evidence, status)
-        select ${user.id},
-               ${firstScan}::bigint + i % 10,
-               ${firstTarget}::bigint + i % 1000,
-               0, md5(${user.id}::text || '-' || i),
-               (array['Open port', 'Redis without authentication', 'TLS 1.0 accepted', 'Expired certificate', 'Missing HSTS', 'Directory listing', 'OpenSSH regreSSHion', 'Apache path traversal'])[1 + i % 8] || ' ' || (i % 5000),
-               'Seeded finding for the benchmark.', 'Fix it.',
-               (array['Critical', 'High', 'Medium', 'Low', 'Informational'])[1 + i % 5],
-               round((random() * 10)::numeric, 1)::float8,
-               case when i % 7 = 0 then array['CVE-2024-' || (1000 + i % 9000)] else '{}' end,
-               '10.0.' || ((i % 1000) / 256) || '.' || ((i % 1000) % 256), '10.0.' || ((i % 1000) / 256) || '.' || ((i % 1000) % 256),
-               1 + i % 1200, 'tcp', 'http', 'Rampart', 'rampart', 'rampart:rule-' || (i % 50), 'evidence ' || i,
-               (array['Unresolved', 'Unresolved', 'Unresolved', 'Accepted', 'False Positive'])[1 + i % 5]
-        from generate_series(${done}::int, ${done + n - 1}::int) i`.execute(store.db);
+    if (!kept) {
+      await seedAccount(user.id);
+      process.stderr.write(`seeded account ${a + 1}/${ACCOUNTS}\n`);
     }
-    process.stderr.write(`seeded account ${a + 1}/${ACCOUNTS}\n`);
   }
-  // What autovacuum would have done by then: statistics, and the visibility map index-only scans need.
+  // What autovacuum would have done by then (also after a migration rewrote a kept table):
+  // statistics, and the visibility map index-only scans need.
   await sql`vacuum analyze`.execute(store.db);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -168,7 +185,9 @@ try {
   closed = true;
   console.log(await measureExport(tokens[0]!));
 } finally {
-  if (closed) {
+  if (values.keep) {
+    if (!closed) await store.close().catch(() => undefined);
+  } else if (closed) {
     if (url) {
       const cleanup = await openStore({ databaseUrl: url, dataDir: '', schema, poolSize: 1 });
       await sql`drop schema ${sql.id(schema)} cascade`.execute(cleanup.db);

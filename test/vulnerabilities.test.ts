@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { buildTestApp, signUp, STORE_KIND, type TestApp } from './helpers/app.js';
 import { exportVulnerabilities } from '../src/findings/vulnerabilities.service.js';
+import * as vulnerabilityQueries from '../src/findings/vulnerabilities.queries.js';
 import { csvCell } from '../src/findings/csv.js';
 
 type Threat = 'Critical' | 'High' | 'Medium' | 'Low' | 'Informational';
@@ -367,6 +368,25 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
       }
     }
     assert.deepEqual(await listedIds('?sort=name&per_page=100'), expectedOrder(mine, 'name', 'desc'), 'direction defaults to desc');
+  });
+
+  await t.test('a search orders its page the same whether it is chosen among the matches or by walking the sort index', async () => {
+    // The service picks the first way for searches with few matches and the second for many.
+    for (const search of ['perimeter', 'staging', '198.51', 'api.exam']) {
+      const filters = await vulnerabilityQueries.resolveFilters(ctx.store.db, owner.userId, { search });
+      const matches = new Set((await listedIds(`?search=${search}&per_page=100`)));
+      assert.ok(matches.size > 2 && matches.size < mine.length, `${search} matches some findings`);
+      for (const sort of SORTS) {
+        for (const direction of ['asc', 'desc'] as const) {
+          const expected = expectedOrder(mine, sort, direction).filter((id) => matches.has(id));
+          for (const fewMatches of [true, false]) {
+            const page = async (offset: number) =>
+              (await vulnerabilityQueries.listVulnerabilities(ctx.store.db, owner.userId, filters, { sort, direction }, { limit: 2, offset, fewMatches })).map((r) => r.id);
+            assert.deepEqual([...(await page(0)), ...(await page(2))], expected.slice(0, 4), `${search} ${sort} ${direction} fewMatches=${fewMatches}`);
+          }
+        }
+      }
+    }
   });
 
   await t.test('threat sorts by severity rank, ties by id in the same direction', async () => {

@@ -37,7 +37,23 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function matching(userId: number, filters: VulnerabilityFilters) {
+/** Filters with the scans whose name matches the search looked up (see `resolveFilters`). */
+export interface ResolvedFilters extends VulnerabilityFilters {
+  searchScanIds: number[];
+}
+
+/**
+ * Looks up the scans whose name holds the search (an account has few scans), so that the
+ * findings conditions touch `findings` alone: without a matching scan name, a search is one
+ * condition an index can answer by itself.
+ */
+export async function resolveFilters(db: Db, userId: number, filters: VulnerabilityFilters): Promise<ResolvedFilters> {
+  if (!filters.search) return { ...filters, searchScanIds: [] };
+  const scans = await db.selectFrom('scans').select('id').where('user_id', '=', userId).where('scan_name', 'ilike', likePattern(filters.search)).execute();
+  return { ...filters, searchScanIds: scans.map((s) => s.id) };
+}
+
+function matching(userId: number, filters: ResolvedFilters) {
   return (eb: Eb) => {
     const conditions: Expression<SqlBool>[] = [eb('findings.user_id', '=', userId)];
     if (filters.severity) conditions.push(eb('findings.threat', '=', filters.severity));
@@ -49,21 +65,15 @@ function matching(userId: number, filters: VulnerabilityFilters) {
       conditions.push(eb.or([eb(eb.fn('lower', ['findings.hostname']), '=', target), eb(eb.fn('lower', ['findings.host_ip']), '=', target)]));
     }
     if (filters.search) {
-      const pattern = likePattern(filters.search);
-      conditions.push(
-        eb.or([
-          sql<SqlBool>`findings.search_text like lower(${pattern})`,
-          // An array built once (an InitPlan), so that this branch can use the scan_id index.
-          sql<SqlBool>`findings.scan_id = any(array(select id from scans where user_id = ${userId} and scan_name ilike ${pattern}))`,
-        ]),
-      );
+      const text = sql<SqlBool>`findings.search_text like lower(${likePattern(filters.search)})`;
+      conditions.push(filters.searchScanIds.length > 0 ? eb.or([text, eb('findings.scan_id', 'in', filters.searchScanIds)]) : text);
     }
     return eb.and(conditions);
   };
 }
 
 /** The account's findings with their scan, filtered; the caller orders and limits. */
-function selectVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters) {
+function selectVulnerabilities(db: Db, userId: number, filters: ResolvedFilters) {
   return db
     .selectFrom('findings')
     .innerJoin('scans', 'scans.id', 'findings.scan_id')
@@ -86,13 +96,28 @@ const SORT_COLUMNS = {
   created_at: 'findings.created_at',
 } as const;
 
-/** One page in `sort` order; ties are broken by id in the same direction, so pages never overlap. */
+/**
+ * How many matches a search may have for its page to be chosen among them (read and sorted)
+ * rather than by walking the sort's index and skipping non-matches. Walking is fast when matches
+ * are dense and slow when they are rare (a term in 1 row of 100,000 walks them all); the exact
+ * count, known before the page is read, tells which case this is.
+ */
+export const SORT_AMONG_MATCHES = 5000;
+
+/** The columns a page can be ordered by: all the page query needs from a set of matches. */
+const SORTABLE = ['findings.id', 'findings.threat', 'findings.cvss_base', ...Object.values(SORT_COLUMNS)] as const;
+
+/**
+ * One page in `sort` order; ties are broken by id in the same direction, so pages never overlap.
+ * With `fewMatches` (a search with at most SORT_AMONG_MATCHES matches) the matches are gathered
+ * first, by the search's own indexes, and sorted; otherwise the page walks the sort's index.
+ */
 export function listVulnerabilities(
   db: Db,
   userId: number,
-  filters: VulnerabilityFilters,
+  filters: ResolvedFilters,
   order: { sort: SortKey; direction: Direction },
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; fewMatches?: boolean },
 ): Promise<VulnerabilityRow[]> {
   const { sort, direction } = order;
   const ordered = <Q extends SelectQueryBuilder<Database, 'findings', object>>(query: Q): Q => {
@@ -103,7 +128,14 @@ export function listVulnerabilities(
     else q = q.orderBy(SORT_COLUMNS[sort], direction);
     return q.orderBy('findings.id', direction) as Q;
   };
-  const pageIds = ordered(db.selectFrom('findings').select('findings.id').where(matching(userId, filters))).limit(page.limit).offset(page.offset);
+  const candidates = page.fewMatches
+    ? // A materialized CTE is computed on its own, so the planner cannot turn it into an index walk.
+      // Named `findings`, its columns answer the same ORDER BY as the table's.
+      (db
+        .with((cte) => cte('findings').materialized(), (inner) => inner.selectFrom('findings').select(SORTABLE).where(matching(userId, filters)))
+        .selectFrom('findings') as unknown as SelectQueryBuilder<Database, 'findings', object>)
+    : db.selectFrom('findings').where(matching(userId, filters));
+  const pageIds = ordered(candidates.select('findings.id')).limit(page.limit).offset(page.offset);
   return ordered(
     db
       .selectFrom('findings')
@@ -119,7 +151,7 @@ export function listVulnerabilities(
  * How many findings the same filters match. Without filters, or with only severity and status,
  * the account's kept counters answer (a sum of at most 15 rows); otherwise the rows are counted.
  */
-export async function countVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters): Promise<number> {
+export async function countVulnerabilities(db: Db, userId: number, filters: ResolvedFilters): Promise<number> {
   if (!filters.search && !filters.target && !filters.lifecycle && filters.targetId === undefined) {
     let counted = db.selectFrom('finding_counts').select(sql<string | null>`sum(n)`.as('total')).where('user_id', '=', userId);
     if (filters.severity) counted = counted.where('threat', '=', filters.severity);
@@ -136,7 +168,7 @@ export async function countVulnerabilities(db: Db, userId: number, filters: Vuln
 }
 
 export function findVulnerability(db: Db, userId: number, id: number): Promise<VulnerabilityRow | undefined> {
-  return selectVulnerabilities(db, userId, {}).where('findings.id', '=', id).executeTakeFirst();
+  return selectVulnerabilities(db, userId, { searchScanIds: [] }).where('findings.id', '=', id).executeTakeFirst();
 }
 
 /** Sets the triage status of the account's finding; false when it has no such finding. */
@@ -155,6 +187,6 @@ export async function updateVulnerabilityStatus(db: Db, userId: number, id: numb
  * page is its own short query, so an export of any size holds no cursor, connection or memory
  * beyond one page.
  */
-export function vulnerabilitiesAfter(db: Db, userId: number, filters: VulnerabilityFilters, afterId: number, limit: number): Promise<VulnerabilityRow[]> {
+export function vulnerabilitiesAfter(db: Db, userId: number, filters: ResolvedFilters, afterId: number, limit: number): Promise<VulnerabilityRow[]> {
   return selectVulnerabilities(db, userId, filters).where('findings.id', '>', afterId).orderBy('findings.id', 'asc').limit(limit).execute();
 }

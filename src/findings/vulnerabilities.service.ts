@@ -88,16 +88,19 @@ function cleanFilters(filters: VulnerabilityFilters): VulnerabilityFilters {
 }
 
 /**
- * One page and the total the filters match. Both queries go out together (on PostgreSQL they run
- * on two connections at once); a page past the end is simply empty.
+ * One page and the total the filters match; a page past the end is simply empty. Without a
+ * search both queries go out together (on PostgreSQL on two connections at once). With one, the
+ * count comes first: how many rows match decides how the page is best found.
  */
 export async function listVulnerabilities(db: Db, userId: number, request: ListRequest): Promise<{ items: VulnerabilityResource[]; total: number }> {
-  const filters = cleanFilters(request.filters);
-  const offset = (request.page - 1) * request.perPage;
-  const [total, rows] = await Promise.all([
-    queries.countVulnerabilities(db, userId, filters),
-    queries.listVulnerabilities(db, userId, filters, request, { limit: request.perPage, offset }),
-  ]);
+  const filters = await queries.resolveFilters(db, userId, cleanFilters(request.filters));
+  const page = { limit: request.perPage, offset: (request.page - 1) * request.perPage };
+  if (filters.search) {
+    const total = await queries.countVulnerabilities(db, userId, filters);
+    const rows = total > page.offset ? await queries.listVulnerabilities(db, userId, filters, request, { ...page, fewMatches: total <= queries.SORT_AMONG_MATCHES }) : [];
+    return { items: rows.map(toVulnerabilityResource), total };
+  }
+  const [total, rows] = await Promise.all([queries.countVulnerabilities(db, userId, filters), queries.listVulnerabilities(db, userId, filters, request, page)]);
   return { items: rows.map(toVulnerabilityResource), total };
 }
 
@@ -142,15 +145,25 @@ export function exportRow(v: Pick<VulnerabilityResource, ExportColumn>): string 
  * reply; a failure later can only cut the download short.
  */
 export async function exportVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters, pageSize = EXPORT_PAGE_SIZE): Promise<Readable> {
-  const clean = cleanFilters(filters);
-  const first = await queries.vulnerabilitiesAfter(db, userId, clean, 0, pageSize);
+  const clean = await queries.resolveFilters(db, userId, cleanFilters(filters));
+  // Only a page's CSV text waits for the client, not its rows, and the row array the driver gave
+  // is emptied once turned into text: something below the query call keeps that array reachable
+  // past the page, its rows then outlast young-generation collections and pile up as old garbage.
+  // Measured on a 100,000-row export: peak RSS 219 MB without the emptying, 150 MB with it.
+  const readPage = async (afterId: number): Promise<{ text: string; next: number | undefined }> => {
+    const rows = await queries.vulnerabilitiesAfter(db, userId, clean, afterId, pageSize);
+    const page = { text: rows.map((row) => exportRow(toVulnerabilityResource(row))).join(''), next: rows.length === pageSize ? rows[rows.length - 1]!.id : undefined };
+    rows.length = 0;
+    return page;
+  };
+  let page: { text: string; next: number | undefined } | undefined = await readPage(0);
   async function* lines(): AsyncGenerator<string> {
     yield csvRow(EXPORT_COLUMNS);
-    let page = first;
-    while (page.length > 0) {
-      yield page.map((row) => exportRow(toVulnerabilityResource(row))).join('');
-      if (page.length < pageSize) return;
-      page = await queries.vulnerabilitiesAfter(db, userId, clean, page[page.length - 1]!.id, pageSize);
+    while (page) {
+      const { text, next } = page;
+      page = undefined;
+      if (text) yield text;
+      if (next !== undefined) page = await readPage(next);
     }
   }
   return Readable.from(lines(), { objectMode: false });

@@ -3,7 +3,8 @@
  * the format asked for. Only completed runs have reports; findings are read a page at a time as
  * the renderer consumes them, so a report of any size holds one page in memory.
  */
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { mayHaveNarrative } from '../accounts/roles.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -18,7 +19,6 @@ import { THREAT_ORDER, type Narrative, type ReportFinding, type ReportFormat, ty
 import * as queries from './reports.queries.js';
 import { renderCsv } from './render-csv.js';
 import { renderHtml } from './render-html.js';
-import { renderPdf } from './render-pdf.js';
 import { renderTxt } from './render-txt.js';
 import { renderXml } from './render-xml.js';
 
@@ -43,8 +43,21 @@ export const REPORT_MEDIA_TYPES: Record<ReportFormat, string> = {
   xml: 'application/xml; charset=utf-8',
 };
 
+/**
+ * pdfkit and its fonts add about 30 MB to a process: loaded with the first PDF, not by every
+ * process that serves the API or works runs.
+ */
+function renderPdfWhenLoaded(record: ReportRecord): Readable {
+  const out = new PassThrough();
+  import('./render-pdf.js').then(
+    ({ renderPdf }) => pipeline(renderPdf(record), out).catch((error: unknown) => out.destroy(error as Error)),
+    (error: unknown) => out.destroy(error as Error),
+  );
+  return out;
+}
+
 const RENDERERS: Record<ReportFormat, (record: ReportRecord) => Readable> = {
-  pdf: renderPdf,
+  pdf: renderPdfWhenLoaded,
   csv: renderCsv,
   html: renderHtml,
   txt: renderTxt,

@@ -5,6 +5,7 @@
  * search still works, by scanning the account's rows).
  */
 import { sql, type Kysely } from 'kysely';
+import { createTrigramIndexes } from './trigram.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index findings_user_cvss_idx on findings (user_id, cvss_base desc nulls last, id desc)`.execute(db);
@@ -25,16 +26,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     exception when others then
       raise notice 'pg_trgm is not available: substring search will scan rows instead of using an index';
     end $$`.execute(db);
-  await sql`
-    do $$
-    declare ops text;
-    begin
-      select quote_ident(n.nspname) || '.gin_trgm_ops' into ops
-        from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm';
-      if ops is not null then
-        execute format('create index findings_name_trgm_idx on findings using gin (name %s)', ops);
-        execute format('create index findings_hostname_trgm_idx on findings using gin (hostname %s)', ops);
-        execute format('create index targets_target_trgm_idx on targets using gin (target %s)', ops);
-      end if;
-    end $$`.execute(db);
+  await createTrigramIndexes(db, [
+    ['findings_name_trgm_idx', 'findings', 'name'],
+    ['findings_hostname_trgm_idx', 'findings', 'hostname'],
+    ['targets_target_trgm_idx', 'targets', 'target'],
+  ]);
 }

@@ -13,6 +13,7 @@
  *   an account, which cascades to both tables, cannot resurrect its counters.
  */
 import { sql, type Kysely } from 'kysely';
+import { createTrigramIndexes } from './trigram.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -75,14 +76,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     referencing old table as removed new table as added for each statement execute function finding_counts_change()`.execute(db);
   await sql`drop index if exists findings_name_trgm_idx`.execute(db);
   await sql`drop index if exists findings_hostname_trgm_idx`.execute(db);
-  await sql`
-    do $$
-    declare ops text;
-    begin
-      select quote_ident(n.nspname) || '.gin_trgm_ops' into ops
-        from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm';
-      if ops is not null then
-        execute format('create index findings_search_trgm_idx on findings using gin (search_text %s)', ops);
-      end if;
-    end $$`.execute(db);
+  await createTrigramIndexes(db, [['findings_search_trgm_idx', 'findings', 'search_text']]);
 }
