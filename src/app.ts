@@ -27,6 +27,8 @@ import { targetRoutes } from './targets/targets.routes.js';
 import { reportRoutes } from './reports/reports.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { DeliverySchema, WebhookSchema } from './webhooks/webhooks.schema.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
+import { routeCatalog } from './mcp/tools.js';
 
 export interface AppOptions {
   config: Config;
@@ -76,6 +78,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, config.baseUrl);
   await registerRateLimit(app, config);
 
+  // Every route's schema, for the MCP tools built from them.
+  const routes = routeCatalog();
+  app.addHook('onRoute', (route) => routes.record(route));
+
   await app.register(discoveryRoutes);
   await app.register(agentRegistrationRoutes);
   await app.register(
@@ -94,5 +100,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
+  await app.register(mcpRoutes, { routes });
   return app;
 }

@@ -54,6 +54,8 @@ const EnvSchema = Type.Object({
   RAMPART_WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16 }),
   RAMPART_WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
+  RAMPART_MCP_SESSION_IDLE: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
+  RAMPART_MCP_SESSIONS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -113,6 +115,11 @@ export interface Config {
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number; concurrency: number; caFile: string | undefined };
   /** Seconds to wait before each retry of a report email (attempts = retries + 1). */
   mailRetryDelaysSeconds: number[];
+  /**
+   * MCP sessions: seconds of inactivity after which a session ends, and how many one account may
+   * hold in this process (opening one more ends the account's least recently used).
+   */
+  mcp: { sessionIdleSeconds: number; sessionsPerAccount: number };
 }
 
 /** Reads and validates the environment; throws an Error listing every bad variable. */
@@ -175,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       caFile: parsed.RAMPART_WEBHOOK_CA_FILE,
     },
     mailRetryDelaysSeconds: parsed.RAMPART_MAIL_RETRY_DELAYS.split(',').map(Number),
+    mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },
   };
   return { ...config, ...overrides };
 }

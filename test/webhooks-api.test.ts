@@ -134,6 +134,8 @@ test('a finished run is delivered, signed, to a real HTTPS receiver; failures ar
     [[3, 'succeeded', 200], [2, 'pending', 503], [1, 'pending', 500]],
   );
   assert.equal(deliveries[0].response_body, 'answer 200');
+  assert.equal(deliveries[0].payload.type, 'scan.completed', 'the body sent, whole');
+  assert.equal(deliveries[0].payload.data.scan.uuid, uuid);
 
   // A failed run emits scan.failed.
   h.scripts.rampart.next = { findings: [], fail: true };

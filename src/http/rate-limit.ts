@@ -3,10 +3,19 @@
  * address before authentication. Counters live in Redis when RAMPART_REDIS_URL is set, so every
  * API node shares them; otherwise in this process's memory.
  */
+import { randomBytes } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
+
+/**
+ * Marks a request this process makes to itself (an MCP tool running its API operation through
+ * `app.inject`): the MCP request that caused it was counted already. The secret never leaves
+ * the process, so no client can claim it.
+ */
+export const INTERNAL_HEADER = 'x-rampart-internal-call';
+export const INTERNAL_SECRET = randomBytes(24).toString('base64url');
 
 export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
   // ioredis is loaded only when a deployment uses it.
@@ -25,6 +34,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     hook: 'preValidation',
     timeWindow: 60_000,
     max: (request) => config.rateLimits[request.principal?.user.role ?? 'trial'],
+    allowList: (request) => request.headers[INTERNAL_HEADER] === INTERNAL_SECRET,
     keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${request.ip}`),
     ...(redis ? { redis, nameSpace: `${config.redisPrefix}rate:`, skipOnError: true } : {}),
     errorResponseBuilder: () => new AppError('rate_limited', 'Too Many Attempts.'),

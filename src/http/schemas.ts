@@ -4,7 +4,9 @@ import { Type, type Static, type TSchema } from 'typebox';
 /** `schema` or null, as one JSON Schema `type` array (one clear validation message, not an anyOf). */
 export function Nullable<T extends TSchema>(schema: T) {
   const inner = schema as unknown as Record<string, unknown>;
-  return Type.Unsafe<Static<T> | null>({ ...inner, type: [inner.type, 'null'] });
+  // An enum lists every allowed value: null must be one of them too.
+  const values = Array.isArray(inner.enum) ? { enum: [...(inner.enum as unknown[]), null] } : {};
+  return Type.Unsafe<Static<T> | null>({ ...inner, type: [inner.type, 'null'], ...values });
 }
 
 /** A string enum as a plain JSON Schema `enum` (one "The selected x is invalid." message). */

@@ -49,7 +49,7 @@ export const DeliverySchema = Type.Object(
     id: Type.Integer(),
     webhook_id: Type.Integer(),
     event: Type.String(),
-    payload: Type.Unknown({ description: 'The JSON body sent' }),
+    payload: Type.Object({}, { additionalProperties: true, description: 'The JSON body sent' }),
     response_code: Nullable(Type.Integer()),
     response_body: Nullable(Type.String({ description: 'The first 4 KB' })),
     attempt: Type.Integer(),

@@ -133,7 +133,8 @@ export async function listDeliveries(db: Db, userId: number, id: string): Promis
     id: d.id,
     webhook_id: d.webhook_id,
     event: d.event,
-    payload: d.payload,
+    // Stored from the JSON object that was sent (jsonb).
+    payload: d.payload as object,
     response_code: d.response_code,
     response_body: d.response_body,
     attempt: d.attempt,

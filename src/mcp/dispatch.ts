@@ -1,0 +1,77 @@
+/**
+ * Runs a tool as the API request it stands for, inside this process (`app.inject`): the same
+ * bearer token, validation, plan rules, services and messages as a client calling the API. The
+ * request carries a per-process secret so the rate limiter counts it once, as the MCP request
+ * that caused it, not twice.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { INTERNAL_HEADER, INTERNAL_SECRET } from '../http/rate-limit.js';
+import type { ArgumentPlaces } from './tools.js';
+
+export interface ApiCall {
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+  /** The route, `:name` segments filled from the arguments. */
+  url: string;
+  args: Record<string, unknown>;
+  places: ArgumentPlaces;
+  token: string;
+}
+
+export interface ApiResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  rawPayload: Buffer;
+  body: string;
+}
+
+/** A 422 in the API's shape, for a path argument the client left out. */
+function missing(field: string): ApiResponse {
+  const body = JSON.stringify({ message: `The ${field} field is required.`, errors: { [field]: [`The ${field} field is required.`] } });
+  return { statusCode: 422, headers: { 'content-type': 'application/json' }, rawPayload: Buffer.from(body), body };
+}
+
+export async function callApi(app: FastifyInstance, call: ApiCall): Promise<ApiResponse> {
+  let url = call.url;
+  for (const name of call.places.path) {
+    const value = call.args[name];
+    if (value === undefined || value === null || value === '') return missing(name);
+    url = url.replace(`:${name}`, encodeURIComponent(String(value)));
+  }
+  const query: Record<string, string> = {};
+  for (const name of call.places.query) {
+    const value = call.args[name];
+    if (value !== undefined && value !== null) query[name] = String(value);
+  }
+  const body: Record<string, unknown> = {};
+  for (const name of call.places.body) if (call.args[name] !== undefined) body[name] = call.args[name];
+  const response = await app.inject({
+    method: call.method,
+    url,
+    query,
+    headers: { authorization: `Bearer ${call.token}`, [INTERNAL_HEADER]: INTERNAL_SECRET, ...(call.places.hasBody ? { 'content-type': 'application/json' } : {}) },
+    ...(call.places.hasBody ? { payload: JSON.stringify(body) } : {}),
+  });
+  return { statusCode: response.statusCode, headers: response.headers, rawPayload: response.rawPayload, body: response.body };
+}
+
+/** An API error as an MCP tool error: the status, the API's message and its field errors. */
+export function toolError(response: ApiResponse): CallToolResult {
+  let detail: { message?: string; errors?: Record<string, string[]> } = {};
+  try {
+    detail = JSON.parse(response.body) as typeof detail;
+  } catch {
+    detail = { message: response.body };
+  }
+  const lines = [`HTTP ${response.statusCode}: ${detail.message ?? 'The request failed.'}`];
+  for (const [field, messages] of Object.entries(detail.errors ?? {})) lines.push(`${field}: ${messages.join(' ')}`);
+  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }] };
+}
+
+/** A JSON success as structured output, with the same JSON as text for clients that read only text. */
+export function toolResult(response: ApiResponse): CallToolResult {
+  const json = JSON.parse(response.body) as Record<string, unknown>;
+  return { content: [{ type: 'text', text: response.body }], structuredContent: json };
+}
+
+export const isSuccess = (response: ApiResponse) => response.statusCode >= 200 && response.statusCode < 300;
