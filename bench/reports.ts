@@ -5,6 +5,8 @@
  *
  *   npm run bench:reports [-- --findings 10000]          (embedded PGlite)
  *   DATABASE_URL=postgres://... npm run bench:reports     (PostgreSQL)
+ *   npm run bench:reports -- --formats pdf,csv            (some formats only; all by default)
+ *   npm run bench:reports -- --keep                       (leave the seeded store, to profile a render)
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,7 +23,14 @@ import { findReportRun, loadRunReport, renderReport, REPORT_FORMATS, type Report
 import { findScanById } from '../src/scans/scans.service.js';
 
 const { values } = parseArgs({
-  options: { findings: { type: 'string', default: '10000' }, render: { type: 'string' }, schema: { type: 'string' }, 'data-dir': { type: 'string' } },
+  options: {
+    findings: { type: 'string', default: '10000' },
+    formats: { type: 'string', default: REPORT_FORMATS.join(',') },
+    keep: { type: 'boolean', default: false },
+    render: { type: 'string' },
+    schema: { type: 'string' },
+    'data-dir': { type: 'string' },
+  },
 });
 const url = process.env.DATABASE_URL;
 
@@ -96,10 +105,23 @@ function child(format: ReportFormat, schema: string, dataDir: string): Promise<{
   });
 }
 
+/** Drops the seeded schema (PostgreSQL) and the data directory (PGlite). */
+async function dropSeed(schema: string, dataDir: string): Promise<void> {
+  if (url) {
+    const store = await openStore({ databaseUrl: url, dataDir: '', schema, poolSize: 1 });
+    await sql`drop schema ${sql.id(schema)} cascade`.execute(store.db);
+    await store.close();
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
 if (values.render) {
   await renderOne(values.render as ReportFormat, values.schema!, values['data-dir']!);
 } else {
   const total = Number(values.findings);
+  const formats = values.formats.split(',').map((f) => f.trim());
+  const unknown = formats.filter((f) => !(REPORT_FORMATS as readonly string[]).includes(f));
+  if (unknown.length > 0) throw new Error(`unknown format ${unknown.join(', ')}; formats are ${REPORT_FORMATS.join(', ')}`);
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-reports-'));
   try {
@@ -108,7 +130,7 @@ if (values.render) {
     console.log(`store: ${url ? 'PostgreSQL' : 'PGlite'}; one run of ${total.toLocaleString('en')} findings, seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
     console.log('(each format rendered in its own process: load from the store, render, discard the bytes; goal < 5 s and < 300 MB)');
     console.log('(the first format also writes the attack narrative, which is then stored on the run)');
-    for (const format of REPORT_FORMATS) {
+    for (const format of formats as ReportFormat[]) {
       const r = await child(format, schema, dataDir);
       const verdict = r.seconds < 5 && r.peakMb < 300 ? 'ok' : 'over the goal';
       console.log(
@@ -117,11 +139,11 @@ if (values.render) {
       );
     }
   } finally {
-    if (url) {
-      const store = await openStore({ databaseUrl: url, dataDir: '', schema, poolSize: 1 });
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(store.db);
-      await store.close();
+    if (values.keep) {
+      // The seeded store stays, for profiling one render as the bench runs it.
+      console.log(`kept (render again with the same DATABASE_URL): node dist/bench/reports.js --render pdf --schema ${schema} --data-dir ${dataDir}`);
+    } else {
+      await dropSeed(schema, dataDir);
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -6,8 +6,9 @@
  * The drawing lives in `pdf/`: `document.ts` (the stream, backpressure, page footers), `pen.ts`
  * (drawing state and primitives), `text.ts` (WinAnsi safety), one module per section, and
  * `finding-full.ts` / `finding-dense.ts` for the findings themselves (a large run's are dense).
- * `fast-fonts.ts` and `fast-text.ts` make pdfkit's text measuring and writing cheap enough for
- * 10,000 findings in a few seconds; each explains its reasons and risks.
+ * `fast-fonts.ts`, `fast-text.ts`, `fast-shapes.ts`, `fast-content.ts` and `wrap.ts` make
+ * pdfkit's text measuring, line breaking and writing cheap enough for 10,000 findings in a couple
+ * of seconds; each explains its reasons and risks.
  */
 import type { Readable } from 'node:stream';
 import { drawCover } from './pdf/cover.js';

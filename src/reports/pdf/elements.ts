@@ -3,7 +3,7 @@
  * paragraphs, threat badges, label / value rows and number tiles.
  */
 import type { Threat } from '../report.js';
-import { atPageTop, ensureSpace, fillRect, fit, flowText, hairline, heightOf, setStyle, textAt, textIn, widthOf, type Pen } from './pen.js';
+import { atPageTop, ensureSpace, fillRect, fillRoundedRect, fit, flowText, hairline, heightOf, setStyle, textAt, textIn, widthOf, type Pen } from './pen.js';
 import { ACCENT, BADGE_TEXT, INK, MARGIN, MUTED, RIGHT, THREAT_COLOR, TINT, WIDTH } from './theme.js';
 
 /** A top-level section: on a fresh page, titled, with a bookmark. */
@@ -46,7 +46,7 @@ const badgeWidths = new Map<Threat, number>();
 export function badgeWidth(pen: Pen, threat: Threat): number {
   let width = badgeWidths.get(threat);
   if (width === undefined) {
-    const resume = pen.style;
+    const resume = { ...pen.style };
     setStyle(pen, 'Helvetica-Bold', 7, INK);
     badgeWidths.set(threat, (width = widthOf(pen, threat.toUpperCase()) + 10));
     setStyle(pen, resume.font, resume.size, resume.color);
@@ -57,7 +57,7 @@ export function badgeWidth(pen: Pen, threat: Threat): number {
 /** A threat label as a colored pill; returns its width. Leaves the badge's text style set. */
 export function badge(pen: Pen, threat: Threat, x: number, y: number): number {
   const width = badgeWidth(pen, threat);
-  pen.doc.save().roundedRect(x, y, width, BADGE_HEIGHT, 2.5).fill(THREAT_COLOR[threat]).restore();
+  fillRoundedRect(pen, x, y, width, BADGE_HEIGHT, 2.5, THREAT_COLOR[threat]);
   setStyle(pen, 'Helvetica-Bold', 7, BADGE_TEXT[threat]);
   textAt(pen, threat.toUpperCase(), x + 5, y + 3);
   return width;

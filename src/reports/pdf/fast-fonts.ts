@@ -43,7 +43,7 @@ interface StandardFont {
 
 /** A standard font's metrics by WinAnsi code (0-255): width, hex code, and kerning by pair. */
 interface Metrics {
-  /** WinAnsi code of each UTF-16 code unit below 0x2200; -1 for none (the original methods handle it). */
+  /** WinAnsi code of each UTF-16 code unit below 0x2200; -1 for none or a control code (the original methods handle it). */
   codeOf: Int16Array;
   width: Float64Array;
   hex: string[];
@@ -67,10 +67,13 @@ function standardFontOf(doc: PDFKit.PDFDocument): StandardFont | null {
 
 function layOut(afm: AfmFont): Metrics {
   const codeOf = new Int16Array(CODE_UNITS).fill(-1);
-  for (let unit = 0; unit < CODE_UNITS; unit++) {
-    const code = parseInt(afm.encodeText(String.fromCharCode(unit))[0]!, 16);
-    if (code >= 0 && code < 256) codeOf[unit] = code;
-  }
+  // Every code unit at once: encodeText maps each character on its own.
+  const units = Array.from({ length: CODE_UNITS }, (_, unit) => String.fromCharCode(unit)).join('');
+  afm.encodeText(units).forEach((hex, unit) => {
+    const code = parseInt(hex, 16);
+    // Control characters are left to pdfkit too: they need escapes when written, and are rare.
+    if (code >= 0x20 && code < 256) codeOf[unit] = code;
+  });
   const width = new Float64Array(256);
   const hex: string[] = [];
   const codesOfGlyph = new Map<string, number[]>();
@@ -90,9 +93,16 @@ function layOut(afm: AfmFont): Metrics {
 
 // The codes of the string being measured or encoded; reused, since every call is synchronous.
 let codes = new Int16Array(1024);
+// The string `codes` holds the codes of, and the font: most strings are measured, then written
+// (`fast-text.ts`), and are walked once.
+let codesText: string | null = null;
+let codesMetrics: Metrics | null = null;
 
 /** Puts the WinAnsi codes of `text` in `codes`; false when a character has none (left to pdfkit's own methods). */
-function toCodes({ codeOf }: Metrics, text: string): boolean {
+function toCodes(metrics: Metrics, text: string): boolean {
+  if (text === codesText && metrics === codesMetrics) return true;
+  codesText = null;
+  const { codeOf } = metrics;
   if (codes.length < text.length) codes = new Int16Array(2 * text.length);
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
@@ -100,6 +110,8 @@ function toCodes({ codeOf }: Metrics, text: string): boolean {
     if (code < 0) return false;
     codes[i] = code;
   }
+  codesText = text;
+  codesMetrics = metrics;
   return true;
 }
 
@@ -108,8 +120,10 @@ function toCodes({ codeOf }: Metrics, text: string): boolean {
  * each `doc.font(...)`. Idempotent and cheap once a font is done.
  */
 export function accelerateCurrentFont(doc: PDFKit.PDFDocument): void {
+  const current = (doc as unknown as { _font?: object })._font;
+  if (current && accelerated.has(current)) return;
   const font = standardFontOf(doc);
-  if (!font || accelerated.has(font)) return;
+  if (!font) return;
   let metrics = metricsByFont.get(font.font.name);
   if (!metrics) metricsByFont.set(font.font.name, (metrics = layOut(font.font)));
   accelerated.set(font, metrics);

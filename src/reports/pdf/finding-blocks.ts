@@ -5,7 +5,7 @@
 import type { ReportFinding } from '../report.js';
 import { badge, badgeWidth, paragraph } from './elements.js';
 import { ensureSpace, fillRect, flowText, heightOf, setStyle, textAt, textIn, widthOf, type Pen } from './pen.js';
-import { pdfLine, truncated, truncationNote, wrapMonospace } from './text.js';
+import { lengthOf, pdfLine, truncated, truncationNote, wrapMonospace } from './text.js';
 import { ACCENT, CODE_INK, EVIDENCE_LIMIT, INK, LINK, LIST_LIMIT, MARGIN, MUTED, PANEL, PROSE_LIMIT, RIGHT, RULE, WIDTH } from './theme.js';
 
 /** A block's label, kept on the page with `next` points of what follows it. */
@@ -59,7 +59,7 @@ export function evidence(pen: Pen, value: string, style: EvidenceStyle = FULL_EV
   // Many very short lines would still fill pages; the line cap bounds the height.
   const overLines = lines.length > style.maxLines;
   if (overLines) lines = lines.slice(0, style.maxLines);
-  const shownNote = note ?? (overLines ? truncationNote([...trimmed].length) : null);
+  const shownNote = note ?? (overLines ? truncationNote(lengthOf(trimmed)) : null);
   if (label) blockLabel(pen, label, style.line * 2 + 2 * style.pad);
   let next = 0;
   while (next < lines.length) {

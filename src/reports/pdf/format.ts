@@ -3,12 +3,18 @@
  * already safe for the standard fonts.
  */
 import type { ReportFinding } from '../report.js';
-import { pdfLine } from './text.js';
+import { grouped, pdfLine } from './text.js';
 import { LIST_LIMIT } from './theme.js';
+
+// The last date written, since a run's findings share a few (first and last seen).
+let lastDate: { time: number; text: string } = { time: NaN, text: '' };
 
 /** "2026-11-21 11:00:05 UTC", or "not recorded". */
 export function formatUtc(date: Date | null): string {
-  return date ? `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC` : 'not recorded';
+  if (!date) return 'not recorded';
+  const time = date.getTime();
+  if (time !== lastDate.time) lastDate = { time, text: `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC` };
+  return lastDate.text;
 }
 
 /** "1 h 5 min", "12 min 35 s" or "40 s". */
@@ -21,7 +27,7 @@ export function formatDuration(ms: number): string {
 
 /** "1 finding", "1,234 findings". */
 export function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  return `${grouped(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** "host:port/protocol (address)", the address only when it differs from the name. */

@@ -7,7 +7,7 @@ import { heading2, paragraph, tiles } from './elements.js';
 import { plural } from './format.js';
 import { claim } from './narrative.js';
 import { ensureSpace, fillRect, heightOf, setStyle, textAt, widthOf, type Pen } from './pen.js';
-import { pdfText } from './text.js';
+import { grouped, pdfText } from './text.js';
 import { ACCENT, DANGER, INK, LIFECYCLE_COLOR, MARGIN, PROSE_LIMIT, RIGHT, RULE, THREAT_COLOR, WIDTH } from './theme.js';
 
 /** Draws the summary section's body (its title is drawn by the caller). */
@@ -15,8 +15,8 @@ export function drawSummary(pen: Pen): void {
   const { doc, record } = pen;
   const { counts, lifecycle, run } = record;
   const urgent = counts.Critical + counts.High;
-  let lead = `Run ${run.index} of this scan found ${plural(record.total, 'present finding')} on ${plural(run.hostsUp, 'host')} that answered (${run.hostsDown.toLocaleString('en-US')} did not).`;
-  if (urgent > 0) lead += ` ${urgent.toLocaleString('en-US')} of them ${urgent === 1 ? 'is' : 'are'} critical or high and should be fixed first.`;
+  let lead = `Run ${run.index} of this scan found ${plural(record.total, 'present finding')} on ${plural(run.hostsUp, 'host')} that answered (${grouped(run.hostsDown)} did not).`;
+  if (urgent > 0) lead += ` ${grouped(urgent)} of them ${urgent === 1 ? 'is' : 'are'} critical or high and should be fixed first.`;
   if (lifecycle.regressed > 0) lead += ` ${plural(lifecycle.regressed, 'weakness')} that had been fixed came back.`;
   paragraph(pen, lead, { size: 10.5, gap: 12 });
 
@@ -67,7 +67,7 @@ function threatChart(pen: Pen): void {
     textAt(pen, threat, MARGIN, y + 3);
     fillRect(pen, MARGIN + labelWidth, y, trackWidth, 14, '#eef0f3');
     if (count > 0) fillRect(pen, MARGIN + labelWidth, y, Math.max(2, (trackWidth * count) / max), 14, THREAT_COLOR[threat]);
-    const text = count.toLocaleString('en-US');
+    const text = grouped(count);
     setStyle(pen, 'Helvetica-Bold', 9.5, INK);
     textAt(pen, text, RIGHT - widthOf(pen, text), y + 3);
     doc.x = MARGIN;
