@@ -34,6 +34,14 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * PGlite's buffer cache lives in this process's WebAssembly memory and never shrinks. At
+ * PostgreSQL's default (128MB) an embedded store holds about 320 MB before any work (measured
+ * with a 10,000-finding run); at 16MB about 200 MB, and a report of that run renders as fast.
+ * Data files on disk stay in the operating system's page cache either way.
+ */
+const EMBEDDED_SHARED_BUFFERS = '16MB';
+
 /** bigint ids and counts fit in a JS number far past any realistic table size. */
 const INT8_OID = 20;
 
@@ -59,7 +67,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const dir = memory ? options.dataDir : path.join(options.dataDir, 'pglite');
     if (!memory) await fs.mkdir(dir, { recursive: true });
     // pg_trgm backs substring search of findings and targets (migration 0005).
-    const pglite = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: Number }, extensions: { pg_trgm } });
+    const pglite = await PGlite.create(dir, {
+      parsers: { [pgliteTypes.INT8]: Number },
+      extensions: { pg_trgm },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+    });
     dialect = new PGliteDialect(pglite);
     kind = 'pglite';
   }
