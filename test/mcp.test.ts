@@ -102,7 +102,9 @@ test(`MCP: every tool through the SDK client (${STORE_KIND})`, async (t) => {
     assert.equal((await ok(client, 'scans_show', { uuid })).data.scan_name, 'Agent scan');
     assert.equal((await ok(client, 'scans_update', { uuid, scan_name: 'Renamed by agent' })).message, 'Scan updated successfully.');
     assert.equal((await ok(client, 'scans_show', { uuid })).data.scan_name, 'Renamed by agent');
-    assert.ok('upcoming' in (await ok(client, 'scans_schedule', { uuid })) || true);
+    const schedule = await ok(client, 'scans_schedule', { uuid });
+    assert.equal(schedule.scan_frequency, 'One-time');
+    assert.deepEqual(schedule.upcoming, [], 'a One-time scan that ran has nothing upcoming');
     const rerun = await ok(client, 'scans_rerun', { uuid });
     assert.equal(rerun.run_index, 1);
     const run1 = await runOf(1);
