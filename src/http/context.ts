@@ -52,9 +52,14 @@ export const authErrors = {
 
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+) *$/i;
 
+/** The JWT of a well-formed `Authorization: Bearer` header, else undefined. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  return BEARER.exec(request.headers.authorization ?? '')?.[1];
+}
+
 /** onRequest hook of the protected scope: the Authorization header is the only bearer method. */
 export async function requireBearer(this: FastifyInstance, request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  const match = BEARER.exec(request.headers.authorization ?? '');
-  if (!match?.[1]) throw unauthenticated('Unauthenticated.', { reason: request.headers.authorization ? 'malformed header' : 'no header' });
-  request.principal = await authenticateBearer(this.ctx.db, this.ctx.tokens, match[1]);
+  const token = bearerToken(request);
+  if (!token) throw unauthenticated('Unauthenticated.', { reason: request.headers.authorization ? 'malformed header' : 'no header' });
+  request.principal = await authenticateBearer(this.ctx.db, this.ctx.tokens, token);
 }

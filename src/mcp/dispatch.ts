@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { INTERNAL_HEADER, INTERNAL_SECRET } from '../http/rate-limit.js';
+import { AppError, fieldError, statusOf, type FieldErrors } from '../shared/errors.js';
 import type { ArgumentPlaces } from './tools.js';
 
 export interface ApiCall {
@@ -25,17 +26,12 @@ export interface ApiResponse {
   body: string;
 }
 
-/** A 422 in the API's shape, for a path argument the client left out. */
-function missing(field: string): ApiResponse {
-  const body = JSON.stringify({ message: `The ${field} field is required.`, errors: { [field]: [`The ${field} field is required.`] } });
-  return { statusCode: 422, headers: { 'content-type': 'application/json' }, rawPayload: Buffer.from(body), body };
-}
-
+/** Runs the API request; a path argument left out is a 422 (an AppError), as the API would give. */
 export async function callApi(app: FastifyInstance, call: ApiCall): Promise<ApiResponse> {
   let url = call.url;
   for (const name of call.places.path) {
     const value = call.args[name];
-    if (value === undefined || value === null || value === '') return missing(name);
+    if (value === undefined || value === null || value === '') throw fieldError(name, `The ${name} field is required.`);
     url = url.replace(`:${name}`, encodeURIComponent(String(value)));
   }
   const query: Record<string, string> = {};
@@ -55,17 +51,27 @@ export async function callApi(app: FastifyInstance, call: ApiCall): Promise<ApiR
   return { statusCode: response.statusCode, headers: response.headers, rawPayload: response.rawPayload, body: response.body };
 }
 
-/** An API error as an MCP tool error: the status, the API's message and its field errors. */
+/** An error as an MCP tool error: `HTTP <status>: <message>`, then one line per field error. */
+function errorResult(status: number, message: string | undefined, errors: FieldErrors | undefined): CallToolResult {
+  const lines = [`HTTP ${status}: ${message ?? 'The request failed.'}`];
+  for (const [field, messages] of Object.entries(errors ?? {})) lines.push(`${field}: ${messages.join(' ')}`);
+  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }] };
+}
+
+/** An API error reply as an MCP tool error, with the API's message and field errors. */
 export function toolError(response: ApiResponse): CallToolResult {
-  let detail: { message?: string; errors?: Record<string, string[]> } = {};
+  let detail: { message?: string; errors?: FieldErrors } = {};
   try {
     detail = JSON.parse(response.body) as typeof detail;
   } catch {
     detail = { message: response.body };
   }
-  const lines = [`HTTP ${response.statusCode}: ${detail.message ?? 'The request failed.'}`];
-  for (const [field, messages] of Object.entries(detail.errors ?? {})) lines.push(`${field}: ${messages.join(' ')}`);
-  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }] };
+  return errorResult(response.statusCode, detail.message, detail.errors);
+}
+
+/** A service error raised before any request was made, as the API would have answered it. */
+export function appErrorResult(error: AppError): CallToolResult {
+  return errorResult(statusOf(error.code), error.message, error.errors);
 }
 
 /** A JSON success as structured output, with the same JSON as text for clients that read only text. */

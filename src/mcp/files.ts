@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { CallToolResult, ReadResourceResult, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { REPORT_FORMATS, REPORT_MEDIA_TYPES, type ReportFormat } from '../reports/reports.service.js';
+import { fieldError } from '../shared/errors.js';
 import { callApi, isSuccess, toolError, type ApiResponse } from './dispatch.js';
 import { inputSchemaOf, type RouteSchema } from './tools.js';
 
@@ -94,9 +95,7 @@ export function fileTools(app: FastifyInstance, routes: { get(method: string, ur
       outputSchema: { ...FileOutputSchema, properties: { ...FileOutputSchema.properties, run_index: { type: 'integer' } }, required: [...FileOutputSchema.required, 'run_index'] },
       async call(args, token) {
         const format = args.format as ReportFormat;
-        if (!REPORT_FORMATS.includes(format)) {
-          return toolError({ statusCode: 422, headers: {}, rawPayload: Buffer.alloc(0), body: JSON.stringify({ message: 'The selected format is invalid.', errors: { format: ['The selected format is invalid.'] } }) });
-        }
+        if (!REPORT_FORMATS.includes(format)) throw fieldError('format', 'The selected format is invalid.');
         const url = `/api/scans/${format}/:uuid`;
         const response = await callApi(app, { method: 'GET', url, args, places: report.places, token });
         if (!isSuccess(response)) return toolError(response);

@@ -15,7 +15,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { requireBearer } from '../http/context.js';
+import { bearerToken, requireBearer } from '../http/context.js';
 import { MCP_PROTOCOL_VERSIONS } from '../discovery/discovery.documents.js';
 import { buildToolBox, createMcpServer, type ToolBox } from './mcp.server.js';
 import { McpSessions, type McpSession } from './sessions.js';
@@ -59,9 +59,9 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (app, option
 
   /** Hands the request to a session's transport, with the token the SDK passes to handlers. */
   async function handle(request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport): Promise<void> {
-    const principal = request.principal!;
-    const token = /^Bearer +(\S+)/i.exec(header(request, 'authorization') ?? '')![1]!;
-    (request.raw as IncomingMessage & { auth?: AuthInfo }).auth = { token, clientId: `user:${principal.user.id}`, scopes: [] };
+    // requireBearer has checked the header and the token.
+    const auth: AuthInfo = { token: bearerToken(request)!, clientId: `user:${request.principal!.user.id}`, scopes: [] };
+    (request.raw as IncomingMessage & { auth?: AuthInfo }).auth = auth;
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   }

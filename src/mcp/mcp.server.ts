@@ -20,7 +20,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../shared/version.js';
 import { SERVICE_NAME } from '../discovery/discovery.documents.js';
-import { callApi, isSuccess, toolError, toolResult } from './dispatch.js';
+import { AppError } from '../shared/errors.js';
+import { appErrorResult, callApi, isSuccess, toolError, toolResult } from './dispatch.js';
 import { fileResourceTemplates, fileTools, readFileResource } from './files.js';
 import { descriptionOf, inputSchemaOf, outputSchemaOf, ROUTE_TOOLS, type RouteSchema } from './tools.js';
 
@@ -62,7 +63,12 @@ export function buildToolBox(app: FastifyInstance, routes: { get(method: string,
     async call(name, args, token) {
       const handler = handlers.get(name);
       if (!handler) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      return handler(args, token);
+      try {
+        return await handler(args, token);
+      } catch (error) {
+        if (error instanceof AppError) return appErrorResult(error);
+        throw error;
+      }
     },
   };
 }
