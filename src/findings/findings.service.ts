@@ -89,11 +89,10 @@ export type LifecycleCounts = Record<Lifecycle, number>;
 /**
  * Labels the run's findings against the previous successful run of its scan and returns the
  * counts. A run that did not complete (`complete` false) labels what it saw but calls nothing
- * fixed: an unfinished scan's silence proves nothing.
+ * fixed: an unfinished scan's silence proves nothing. Give it the transaction that ends the run,
+ * so that the labels and the run's counts commit together.
  */
-export function judgeRunFindings(db: Db, run: { id: number; scanId: number; runIndex: number; complete: boolean }): Promise<LifecycleCounts> {
-  return db.transaction().execute(async (trx) => {
-    const previousRunId = await previousSucceededRun(trx, run.scanId, run.runIndex);
-    return judgeRun(trx, { runId: run.id, scanId: run.scanId, runIndex: run.runIndex, previousRunId, complete: run.complete });
-  });
+export async function judgeRunFindings(trx: Db, run: { id: number; scanId: number; runIndex: number; complete: boolean }): Promise<LifecycleCounts> {
+  const previousRunId = await previousSucceededRun(trx, run.scanId, run.runIndex);
+  return judgeRun(trx, { runId: run.id, scanId: run.scanId, runIndex: run.runIndex, previousRunId, complete: run.complete });
 }

@@ -33,19 +33,29 @@ const PROGRESS_INTERVAL_MS = 500;
 const MAX_NOTES = 20;
 const FINDINGS_FLUSH_MS = 1000;
 
+/** The worker no longer holds the run's lease: what it was about to commit is rolled back. */
+class LeaseLost extends Error {}
+
 /** Runs the job to its end. Returns false when the run was abandoned (aborted) and not completed. */
 export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string, signal: AbortSignal): Promise<boolean> {
   const { db, log } = deps;
   const scan = await findScanById(db, run.scan_id);
   if (!scan) return false;
-  // The run ends, and its report email and webhook events are queued, in one transaction.
-  const finish = (result: Parameters<typeof finishRun>[3]) =>
-    db.transaction().execute(async (trx) => {
-      const finished = await finishRun(trx, run.id, workerId, result);
-      if (!finished) return;
-      await enqueueReportMail(trx, run.id, scan.scan_email);
-      await enqueueRunEvent(trx, deps.config, scan, finished, () => runCountsByThreat(trx, run.id));
-    });
+  // The findings are labelled, the run ends, and its report email and webhook events are queued,
+  // in one transaction: a worker that lost the run's lease commits none of it.
+  const finish = (result: Parameters<typeof finishRun>[3], judge?: { complete: boolean }) =>
+    db
+      .transaction()
+      .execute(async (trx) => {
+        const lifecycle = judge ? await judgeRunFindings(trx, { id: run.id, scanId: scan.id, runIndex: run.run_index, complete: judge.complete }) : undefined;
+        const finished = await finishRun(trx, run.id, workerId, lifecycle ? { ...result, lifecycle } : result);
+        if (!finished) throw new LeaseLost();
+        await enqueueReportMail(trx, run.id, scan.scan_email);
+        await enqueueRunEvent(trx, deps.config, scan, finished, () => runCountsByThreat(trx, run.id));
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof LeaseLost)) throw error;
+      });
 
   const engine = deps.engines.forScanType(scan.scan_type);
   const counts = { hostsUp: 0, hostsDown: 0, findings: 0 };
@@ -135,16 +145,19 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     // Ranges only contribute the hosts that answered.
     const states = new Map([...hosts].filter(([name, up]) => up || named.includes(name)));
     await recordHostStates(db, scan.user_id, states, new Date());
-    const lifecycle = await judgeRunFindings(db, { id: run.id, scanId: scan.id, runIndex: run.run_index, complete: true });
-    await finish({ outcome: 'succeeded', error: null, engine, notes, lifecycle, vulnDbSyncedAt, ...counts });
+    await finish({ outcome: 'succeeded', error: null, engine, notes, vulnDbSyncedAt, ...counts }, { complete: true });
     return true;
   } catch (error) {
     if (signal.aborted) return false;
     const message = error instanceof EngineError ? error.message : 'The scan engine failed unexpectedly; the worker log has the details.';
     log.error({ err: error, run_id: run.id }, 'run failed');
     await flush().catch(() => undefined);
-    const lifecycle = await judgeRunFindings(db, { id: run.id, scanId: scan.id, runIndex: run.run_index, complete: false }).catch(() => undefined);
-    await finish({ outcome: 'failed', error: message, engine, notes, vulnDbSyncedAt, ...(lifecycle ? { lifecycle } : {}), ...counts });
+    const failed = { outcome: 'failed' as const, error: message, engine, notes, vulnDbSyncedAt, ...counts };
+    // Labels are a bonus on a failed run: if they cannot be settled, the run still ends as failed.
+    await finish(failed, { complete: false }).catch(async (judging: unknown) => {
+      log.error({ err: judging, run_id: run.id }, 'labelling the failed run\'s findings failed');
+      await finish(failed);
+    });
     return true;
   }
 }
