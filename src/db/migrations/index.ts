@@ -12,7 +12,6 @@ import * as findingLifecycle from './0006-finding-lifecycle.js';
 import * as findingSearch from './0007-finding-search.js';
 import * as reports from './0008-reports.js';
 import * as webhooks from './0009-webhooks.js';
-import * as findingSearchCount from './0010-finding-search-count.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -24,5 +23,4 @@ export const migrations: Record<string, Migration> = {
   '0007-finding-search': findingSearch,
   '0008-reports': reports,
   '0009-webhooks': webhooks,
-  '0010-finding-search-count': findingSearchCount,
 };
