@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { CallToolResult, ReadResourceResult, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { REPORT_FORMATS, REPORT_MEDIA_TYPES, type ReportFormat } from '../reports/reports.service.js';
+import { REPORT_FORMATS, REPORT_MEDIA_TYPES, reportUrl, type ReportFormat } from '../reports/reports.service.js';
 import { fieldError } from '../shared/errors.js';
 import { callApi, isSuccess, toolError, type ApiResponse } from './dispatch.js';
 import { inputSchemaOf, type RouteSchema } from './tools.js';
@@ -100,7 +100,7 @@ export function fileTools(app: FastifyInstance, routes: { get(method: string, ur
         const response = await callApi(app, { method: 'GET', url, args, places: report.places, token });
         if (!isSuccess(response)) return toolError(response);
         const runIndex = Number(/-run-(\d+)\.\w+$/.exec(filenameOf(response))?.[1]);
-        const uri = `${base}/api/scans/${format}/${encodeURIComponent(String(args.uuid))}?run_index=${runIndex}`;
+        const uri = reportUrl(base, String(args.uuid), runIndex, format);
         return fileResult(response, uri, { run_index: runIndex });
       },
     },

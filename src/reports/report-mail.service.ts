@@ -10,7 +10,8 @@ import { findScanById } from '../scans/scans.service.js';
 import { THREAT_ORDER, type ReportRecord } from './report.js';
 import * as mailQueries from './report-mail.queries.js';
 import { findRunById } from '../runs/runs.service.js';
-import { loadRunReport, renderReport, reportFilename, type ReportDeps } from './reports.service.js';
+import { loadRunReport, renderReport, reportFilename, reportUrls, type ReportDeps } from './reports.service.js';
+import { AppError } from '../shared/errors.js';
 
 export { enqueueReportMail } from './report-mail.queries.js';
 
@@ -60,7 +61,7 @@ export async function composeReportMail(deps: ReportDeps, scan: Scan, run: Run, 
   const worst = THREAT_ORDER.filter((t) => t !== 'Informational' && record.counts[t] > 0).map((t) => `${record.counts[t]} ${t}`);
   const outcome = run.outcome === 'succeeded' ? 'completed' : (run.outcome ?? 'finished');
   const subject = `Rampart: "${scan.scan_name}" run ${run.run_index} ${outcome}${worst.length ? ` - ${worst.join(', ')}` : record.total ? '' : ' - no findings'}`;
-  const links = (['pdf', 'html', 'csv', 'txt', 'xml'] as const).map((f) => `${deps.config.baseUrl}/api/scans/${f}/${scan.uuid}?run_index=${run.run_index}`);
+  const links = Object.values(reportUrls(deps.config.baseUrl, scan.uuid, run.run_index));
   return {
     to: recipient,
     subject: subject.replace(/[\r\n]+/g, ' '),
@@ -91,7 +92,10 @@ export async function sendNextReportMail(deps: ReportDeps, mailer: Mailer): Prom
     await mailQueries.markMailSent(deps.db, job.id, sent.messageId);
     return { outcome: 'sent' };
   } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
+    // The mailer's AppError carries a public message ("could not be reached"); the outbox keeps
+    // what the SMTP server actually said, for whoever reads why a mail failed.
+    const detail = error instanceof AppError ? error.context?.smtpError : undefined;
+    const text = typeof detail === 'string' ? detail : error instanceof Error ? error.message : String(error);
     const delays = deps.config.mailRetryDelaysSeconds;
     const retryIn = job.attempts <= delays.length ? delays[job.attempts - 1]! : null;
     await mailQueries.markMailFailed(deps.db, job.id, text.slice(0, 1000), retryIn);

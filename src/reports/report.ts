@@ -18,6 +18,25 @@ import { THREATS } from '../findings/findings.schema.js';
 export type ReportFormat = 'pdf' | 'csv' | 'html' | 'txt' | 'xml';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'csv', 'html', 'txt', 'xml'];
 
+/** Findings of one run by threat level (CVSS bands: 9.0 / 7.0 / 4.0 / 0.1 / 0), keyed as events count them. */
+export interface ThreatCounts {
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  informational: number;
+}
+
+/** Where a run's report downloads, in `format` (`GET /api/scans/{format}/{uuid}?run_index=N`). */
+export function reportUrl(baseUrl: string, scanUuid: string, runIndex: number, format: ReportFormat): string {
+  return `${baseUrl.replace(/\/+$/, '')}/api/scans/${format}/${encodeURIComponent(scanUuid)}?run_index=${runIndex}`;
+}
+
+/** The run's report URL in every format, keyed by format. */
+export function reportUrls(baseUrl: string, scanUuid: string, runIndex: number): Record<ReportFormat, string> {
+  return Object.fromEntries(REPORT_FORMATS.map((format) => [format, reportUrl(baseUrl, scanUuid, runIndex, format)])) as Record<ReportFormat, string>;
+}
+
 /** The formats a run's report can be downloaded in: every one once the run has completed. */
 export function availableFormats(run: { status: 'current' | 'completed' }): ReportFormat[] {
   return run.status === 'completed' ? [...REPORT_FORMATS] : [];

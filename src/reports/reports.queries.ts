@@ -80,7 +80,3 @@ export async function runServices(db: Db, runId: number): Promise<RunServiceRow[
   return result.rows.map((row) => ({ ...row, findings: Number(row.findings), worst_rank: Number(row.worst_rank) }));
 }
 
-export async function storeRunNarrative(db: Db, runId: number, narrative: unknown): Promise<void> {
-  await db.updateTable('runs').set({ narrative: JSON.stringify(narrative) }).where('id', '=', runId).execute();
-}
-

@@ -10,19 +10,22 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run, Scan, User } from '../db/schema.js';
 import { combinedEvidence } from '../findings/vulnerabilities.service.js';
-import { findRunOfScan } from '../runs/runs.service.js';
+import { findRunOfScan, keepRunNarrative } from '../runs/runs.service.js';
 import { requireScan } from '../scans/scans.service.js';
 import { AppError } from '../shared/errors.js';
 import { writeNarrative } from './narrative-llm.js';
 import { narrativeFindings } from './narrative.js';
-import { THREAT_ORDER, type Narrative, type ReportFinding, type ReportFormat, type ReportRecord, type Threat } from './report.js';
+import { THREAT_ORDER, type Narrative, type ReportFinding, type ReportFormat, type ReportRecord, type Threat, type ThreatCounts } from './report.js';
 import * as queries from './reports.queries.js';
 import { renderCsv } from './render-csv.js';
 import { renderHtml } from './render-html.js';
 import { renderTxt } from './render-txt.js';
 import { renderXml } from './render-xml.js';
 
-export { REPORT_FORMATS, type ReportFormat } from './report.js';
+export { REPORT_FORMATS, reportUrl, reportUrls, type ReportFormat, type ThreatCounts } from './report.js';
+
+/** The formats that show the attack narrative (CSV has one row per finding, and no place for it). */
+const FORMATS_WITH_NARRATIVE = new Set<ReportFormat>(['pdf', 'html', 'txt', 'xml']);
 
 /** Findings per read while rendering. */
 const PAGE_SIZE = 2000;
@@ -137,12 +140,14 @@ async function runNarrative(deps: ReportDeps, run: Run, services: ReportRecord['
     { findings: narrativeFindings(findings), services },
     llm.url ? { url: llm.url, model: llm.model, timeoutMs: llm.timeoutMs, ...(llm.apiKey ? { apiKey: llm.apiKey } : {}) } : undefined,
   );
-  await queries.storeRunNarrative(deps.db, run.id, narrative);
-  return narrative;
+  return (await keepRunNarrative(deps.db, run.id, narrative)) as Narrative;
 }
 
-/** The record of a completed run of the scan; a run still going or never made is not found. */
-export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owner: Pick<User, 'role'>): Promise<ReportRecord> {
+/**
+ * The record of a completed run of the scan. `withNarrative` false leaves the attack narrative out
+ * (null) for a format that does not show it (CSV), so its download never waits for one to be written.
+ */
+export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owner: Pick<User, 'role'>, withNarrative = true): Promise<ReportRecord> {
   const { db } = deps;
   const [threatCounts, serviceRows] = await Promise.all([queries.runThreatCounts(db, run.id), queries.runServices(db, run.id)]);
   const counts = Object.fromEntries(THREAT_ORDER.map((t) => [t, threatCounts.get(t) ?? 0])) as Record<Threat, number>;
@@ -155,7 +160,7 @@ export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owne
     findings: row.findings,
     worstThreat: rankToThreat(row.worst_rank),
   }));
-  const narrative = scan.include_attack_narrative && mayHaveNarrative(owner.role) ? await runNarrative(deps, run, services) : null;
+  const narrative = withNarrative && scan.include_attack_narrative && mayHaveNarrative(owner.role) ? await runNarrative(deps, run, services) : null;
   return {
     generatedAt: deps.clock(),
     baseUrl: deps.config.baseUrl,
@@ -216,12 +221,12 @@ export interface RenderedReport {
 export async function downloadReport(deps: ReportDeps, user: User, uuid: string, format: ReportFormat, runIndex: number | undefined): Promise<RenderedReport> {
   const scan = await requireScan(deps.db, user.id, uuid);
   const run = await findReportRun(deps.db, scan, runIndex);
-  const record = await loadRunReport(deps, scan, run, user);
+  const record = await loadRunReport(deps, scan, run, user, FORMATS_WITH_NARRATIVE.has(format));
   return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format) };
 }
 
 /** The run's present findings by threat, keyed as webhook events count them. */
-export async function runCountsByThreat(db: Db, runId: number): Promise<{ critical: number; high: number; medium: number; low: number; informational: number }> {
+export async function runCountsByThreat(db: Db, runId: number): Promise<ThreatCounts> {
   const counts = await queries.runThreatCounts(db, runId);
   const of = (t: Threat) => counts.get(t) ?? 0;
   return { critical: of('Critical'), high: of('High'), medium: of('Medium'), low: of('Low'), informational: of('Informational') };

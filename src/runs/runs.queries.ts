@@ -161,8 +161,23 @@ export function findRunOfScan(db: Db, scanId: number, runIndex: number | undefin
   return query.executeTakeFirst();
 }
 
-/** A finding as a report reads it: its columns, its label in the run, and its place in the order. */
-
 export function findRunById(db: Db, runId: number): Promise<Run | undefined> {
   return db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
+}
+
+/**
+ * Stores the run's attack narrative unless one is there already, and returns the one stored: two
+ * first downloads at once both write one, and both then show the first writer's.
+ */
+export async function keepRunNarrative(db: Db, runId: number, narrative: unknown): Promise<unknown> {
+  const stored = await db
+    .updateTable('runs')
+    .set({ narrative: JSON.stringify(narrative) })
+    .where('id', '=', runId)
+    .where('narrative', 'is', null)
+    .returning('narrative')
+    .executeTakeFirst();
+  if (stored) return stored.narrative;
+  const kept = await db.selectFrom('runs').select('narrative').where('id', '=', runId).executeTakeFirst();
+  return kept?.narrative ?? narrative;
 }

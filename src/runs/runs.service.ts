@@ -23,6 +23,8 @@ export const findCurrentRun = runs.findCurrentRun;
 export const findRunById = runs.findRunById;
 /** The run of the scan with this index, or its latest completed run when no index is given. */
 export const findRunOfScan = runs.findRunOfScan;
+/** Stores a run's attack narrative once; returns the one kept (the first writer's). */
+export const keepRunNarrative = runs.keepRunNarrative;
 
 export function toRunResource(run: Run): RunResource {
   return {

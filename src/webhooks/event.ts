@@ -3,14 +3,9 @@
  * what `chat-formats.ts` turns into Slack, Discord and Teams messages.
  */
 
-/** Findings of one run by threat level (CVSS bands: 9.0 / 7.0 / 4.0 / 0.1 / 0). */
-export interface ThreatCounts {
-  critical: number;
-  high: number;
-  medium: number;
-  low: number;
-  informational: number;
-}
+import { reportUrls, type ThreatCounts } from '../reports/reports.service.js';
+
+export type { ThreatCounts };
 
 /** One webhook event. `ping` carries sample data, so a receiver can be built against it. */
 export type WebhookEvent = {
@@ -41,8 +36,6 @@ export const SAMPLE_SCAN_UUID = '00000000-0000-0000-0000-000000000000';
  * same shape as real ones (see `enqueueRunEvent`), so a receiver's link handling can be tried out.
  */
 export function samplePingEvent(baseUrl: string, now: Date, id: string): WebhookEvent {
-  const base = baseUrl.replace(/\/+$/, '');
-  const report = (format: string) => `${base}/api/scans/${format}/${SAMPLE_SCAN_UUID}?run_index=1`;
   const at = now.toISOString();
   return {
     id,
@@ -56,7 +49,7 @@ export function samplePingEvent(baseUrl: string, now: Date, id: string): Webhook
         completed_at: at,
         error: null,
         counts: { critical: 1, high: 2, medium: 3, low: 4, informational: 5 },
-        report_urls: { pdf: report('pdf'), html: report('html'), csv: report('csv'), txt: report('txt'), xml: report('xml') },
+        report_urls: reportUrls(baseUrl, SAMPLE_SCAN_UUID, 1),
       },
     },
   };

@@ -23,6 +23,7 @@ import {
   type UpdateWebhookBody,
   type WebhookResource,
 } from './webhooks.schema.js';
+import { reportUrls } from '../reports/reports.service.js';
 
 export interface WebhookDeps {
   db: Db;
@@ -162,7 +163,6 @@ export async function enqueueRunEvent(
   const type: WebhookEventType = run.outcome === 'succeeded' ? 'scan.completed' : 'scan.failed';
   const webhooks = await queries.subscribedWebhooks(db, scan.user_id, type);
   if (webhooks.length === 0) return 0;
-  const report = (format: string) => `${config.baseUrl}/api/scans/${format}/${scan.uuid}?run_index=${run.run_index}`;
   const event: WebhookEvent = {
     id: `evt_${randomUUID().replace(/-/g, '')}`,
     type,
@@ -175,7 +175,7 @@ export async function enqueueRunEvent(
         completed_at: run.completed_at?.toISOString() ?? null,
         error: run.error,
         counts: await counts(),
-        report_urls: { pdf: report('pdf'), html: report('html'), csv: report('csv'), txt: report('txt'), xml: report('xml') },
+        report_urls: reportUrls(config.baseUrl, scan.uuid, run.run_index),
       },
     },
   };
