@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { buildTestApp, signUp, STORE_KIND, type TestApp } from './helpers/app.js';
-import { exportVulnerabilities } from '../src/findings/vulnerabilities.service.js';
+import { exportVulnerabilities, resolveFilters } from '../src/findings/vulnerabilities.service.js';
 import * as vulnerabilityQueries from '../src/findings/vulnerabilities.queries.js';
 import { csvCell } from '../src/findings/csv.js';
 
@@ -373,7 +373,7 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
   await t.test('a search orders its page the same whether it is chosen among the matches or by walking the sort index', async () => {
     // The service picks the first way for searches with few matches and the second for many.
     for (const search of ['perimeter', 'staging', '198.51', 'api.exam']) {
-      const filters = await vulnerabilityQueries.resolveFilters(ctx.store.db, owner.userId, { search });
+      const filters = await resolveFilters(ctx.store.db, owner.userId, { search });
       const matches = new Set((await listedIds(`?search=${search}&per_page=100`)));
       assert.ok(matches.size > 2 && matches.size < mine.length, `${search} matches some findings`);
       for (const sort of SORTS) {

@@ -55,19 +55,6 @@ export async function markSeen(db: Db, runId: number, findingIds: number[]): Pro
     .execute();
 }
 
-/** The latest run of the scan before `runIndex` that succeeded: the one a run is compared with. */
-export async function previousSucceededRun(db: Db, scanId: number, runIndex: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('runs')
-    .select('id')
-    .where('scan_id', '=', scanId)
-    .where('run_index', '<', runIndex)
-    .where('outcome', '=', 'succeeded')
-    .orderBy('run_index', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? Number(row.id) : undefined;
-}
 
 export interface LifecycleJudgement {
   runId: number;

@@ -10,7 +10,8 @@ import { sha256Hex } from '../shared/crypto.js';
 import type { Db } from '../db/database.js';
 import type { FindingsTable, Lifecycle } from '../db/schema.js';
 import type { Finding } from '../engines/engine.js';
-import { judgeRun, markSeen, previousSucceededRun, upsertFindings } from './findings.queries.js';
+import { judgeRun, markSeen, upsertFindings } from './findings.queries.js';
+import { previousSucceededRun } from '../runs/runs.service.js';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~26 columns a row. */
 export const FINDINGS_BATCH = 200;

@@ -10,6 +10,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, Lifecycle, ThreatLevel } from '../db/schema.js';
+import { containsPattern } from '../db/like-pattern.js';
 
 export type VulnerabilityStatus = 'Unresolved' | 'Accepted' | 'False Positive';
 
@@ -32,26 +33,12 @@ export type Direction = 'asc' | 'desc';
 
 type Eb = ExpressionBuilder<Database, 'findings'>;
 
-/** `\`, `%` and `_` match themselves in the ILIKE pattern (backslash is PostgreSQL's default escape). */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** Filters with the scans whose name matches the search looked up (see `resolveFilters`). */
 export interface ResolvedFilters extends VulnerabilityFilters {
   searchScanIds: number[];
 }
 
-/**
- * Looks up the scans whose name holds the search (an account has few scans), so that the
- * findings conditions touch `findings` alone: without a matching scan name, a search is one
- * condition an index can answer by itself.
- */
-export async function resolveFilters(db: Db, userId: number, filters: VulnerabilityFilters): Promise<ResolvedFilters> {
-  if (!filters.search) return { ...filters, searchScanIds: [] };
-  const scans = await db.selectFrom('scans').select('id').where('user_id', '=', userId).where('scan_name', 'ilike', likePattern(filters.search)).execute();
-  return { ...filters, searchScanIds: scans.map((s) => s.id) };
-}
 
 function matching(userId: number, filters: ResolvedFilters) {
   return (eb: Eb) => {
@@ -65,7 +52,7 @@ function matching(userId: number, filters: ResolvedFilters) {
       conditions.push(eb.or([eb(eb.fn('lower', ['findings.hostname']), '=', target), eb(eb.fn('lower', ['findings.host_ip']), '=', target)]));
     }
     if (filters.search) {
-      const text = sql<SqlBool>`findings.search_text like lower(${likePattern(filters.search)})`;
+      const text = sql<SqlBool>`findings.search_text like lower(${containsPattern(filters.search)})`;
       conditions.push(filters.searchScanIds.length > 0 ? eb.or([text, eb('findings.scan_id', 'in', filters.searchScanIds)]) : text);
     }
     return eb.and(conditions);

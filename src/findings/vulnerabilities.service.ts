@@ -11,6 +11,7 @@ import { csvRow, type CsvValue } from './csv.js';
 import type { VulnerabilityResource } from './findings.schema.js';
 import * as queries from './vulnerabilities.queries.js';
 import type { Direction, SortKey, VulnerabilityFilters, VulnerabilityRow, VulnerabilityStatus } from './vulnerabilities.queries.js';
+import { findScanIdsByName } from '../scans/scans.service.js';
 
 export type { Direction, SortKey, VulnerabilityFilters, VulnerabilityStatus } from './vulnerabilities.queries.js';
 
@@ -88,12 +89,21 @@ function cleanFilters(filters: VulnerabilityFilters): VulnerabilityFilters {
 }
 
 /**
+ * The filters with the scans whose name holds the search looked up (an account has few scans), so
+ * that the findings conditions touch `findings` alone: without a matching scan name, a search is
+ * one condition an index can answer by itself.
+ */
+export async function resolveFilters(db: Db, userId: number, filters: VulnerabilityFilters): Promise<queries.ResolvedFilters> {
+  return { ...filters, searchScanIds: filters.search ? await findScanIdsByName(db, userId, filters.search) : [] };
+}
+
+/**
  * One page and the total the filters match; a page past the end is simply empty. Without a
  * search both queries go out together (on PostgreSQL on two connections at once). With one, the
  * count comes first: how many rows match decides how the page is best found.
  */
 export async function listVulnerabilities(db: Db, userId: number, request: ListRequest): Promise<{ items: VulnerabilityResource[]; total: number }> {
-  const filters = await queries.resolveFilters(db, userId, cleanFilters(request.filters));
+  const filters = await resolveFilters(db, userId, cleanFilters(request.filters));
   const page = { limit: request.perPage, offset: (request.page - 1) * request.perPage };
   if (filters.search) {
     const total = await queries.countVulnerabilities(db, userId, filters);
@@ -145,7 +155,7 @@ export function exportRow(v: Pick<VulnerabilityResource, ExportColumn>): string 
  * reply; a failure later can only cut the download short.
  */
 export async function exportVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters, pageSize = EXPORT_PAGE_SIZE): Promise<Readable> {
-  const clean = await queries.resolveFilters(db, userId, cleanFilters(filters));
+  const clean = await resolveFilters(db, userId, cleanFilters(filters));
   // Only a page's CSV text waits for the client, not its rows, and the row array the query gave
   // is emptied once turned into text. Something (not identified: neither this code nor the pg
   // pool's objects hold it) keeps that array reachable past the page; its rows then pile up as

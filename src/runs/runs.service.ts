@@ -25,6 +25,7 @@ export const findRunById = runs.findRunById;
 export const findRunOfScan = runs.findRunOfScan;
 /** Stores a run's attack narrative once; returns the one kept (the first writer's). */
 export const keepRunNarrative = runs.keepRunNarrative;
+export const previousSucceededRun = runs.previousSucceededRun;
 
 export function toRunResource(run: Run): RunResource {
   return {

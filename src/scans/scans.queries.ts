@@ -2,6 +2,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Scan, ScansTable } from '../db/schema.js';
+import { containsPattern } from '../db/like-pattern.js';
 
 export function insertScan(db: Db, scan: Insertable<ScansTable>): Promise<Scan> {
   return db.insertInto('scans').values(scan).returningAll().executeTakeFirstOrThrow();
@@ -65,4 +66,10 @@ export function lockDueScans(db: Db, now: Date, limit: number): Promise<Scan[]> 
 
 export async function setNextRunAt(db: Db, id: number, nextRunAt: Date | null): Promise<void> {
   await db.updateTable('scans').set({ next_run_at: nextRunAt }).where('id', '=', id).execute();
+}
+
+/** Ids of the account's scans whose name holds `text` (case-insensitive). */
+export async function scanIdsNamedLike(db: Db, userId: number, text: string): Promise<number[]> {
+  const rows = await db.selectFrom('scans').select('id').where('user_id', '=', userId).where('scan_name', 'ilike', containsPattern(text)).execute();
+  return rows.map((row) => row.id);
 }

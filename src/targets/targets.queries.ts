@@ -2,6 +2,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database, TargetsTable } from '../db/schema.js';
+import { containsPattern } from '../db/like-pattern.js';
 
 export interface TargetKey {
   target: string;
@@ -66,10 +67,6 @@ export interface Window {
   offset: number;
 }
 
-/** `%`, `_` and `\` match themselves in a search term (backslash is ILIKE's default escape). */
-function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /**
  * The account's targets, each with its findings counted by threat. The counts come from a lateral
