@@ -7,7 +7,7 @@ export function isRole(value: string): value is Role {
 }
 
 /** Plans that may add an attack narrative to their scan reports (spec "Attack narrative"). */
-export const NARRATIVE_ROLES: readonly Role[] = ['premium', 'pro', 'admin'];
+const NARRATIVE_ROLES: readonly Role[] = ['premium', 'pro', 'admin'];
 
 export function mayHaveNarrative(role: Role): boolean {
   return NARRATIVE_ROLES.includes(role);

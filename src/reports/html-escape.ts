@@ -16,7 +16,7 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * (DejaVu) have no glyph for them, so the reader saw an anonymous box. CRLF line ends become plain
  * newlines first, so Windows-style evidence does not sprout `\x0d` on every line.
  */
-export function showControls(text: string): string {
+function showControls(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 

@@ -14,7 +14,7 @@ import type { Lifecycle, Narrative, NarrativeClaim, ReportFinding, ReportRecord,
 import { THREAT_ORDER } from './report.js';
 
 /** The widest line the report writes, in code points. */
-export const TXT_WIDTH = 100;
+const TXT_WIDTH = 100;
 
 /**
  * Characters never sent raw: C0 controls (LF and tab are handled before), DEL, C1 controls (0x9B

@@ -13,9 +13,9 @@ import type { Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportServ
 import { THREAT_ORDER } from './report.js';
 
 /** The namespace of the document's elements; its version changes only on a breaking change. */
-export const XML_REPORT_NAMESPACE = 'urn:rampart:report:1.0';
+const XML_REPORT_NAMESPACE = 'urn:rampart:report:1.0';
 /** The format version, repeated in the root's `version` attribute. */
-export const XML_REPORT_VERSION = '1.0';
+const XML_REPORT_VERSION = '1.0';
 
 type AttributeValue = string | number | boolean | Date | null;
 
@@ -43,12 +43,12 @@ function escape(value: string, inAttribute: boolean): string {
 }
 
 /** A value made safe as element text: round-trips exactly except forbidden characters (U+FFFD). */
-export function xmlText(value: string): string {
+function xmlText(value: string): string {
   return escape(value, false);
 }
 
 /** A value made safe inside a double- or single-quoted attribute, whitespace included. */
-export function xmlAttribute(value: string): string {
+function xmlAttribute(value: string): string {
   return escape(value, true);
 }
 

@@ -16,7 +16,7 @@ import { AppError } from '../shared/errors.js';
 export { enqueueReportMail } from './report-mail.queries.js';
 
 /** A PDF larger than this is linked, not attached (mail servers commonly refuse 20-25 MB). */
-export const MAX_ATTACHMENT_BYTES = 15 * 1024 * 1024;
+const MAX_ATTACHMENT_BYTES = 15 * 1024 * 1024;
 /** How long one worker may hold an email before another may take it over. */
 const MAIL_LEASE_SECONDS = 300;
 
@@ -54,7 +54,7 @@ function summaryText(record: ReportRecord, links: string[], attached: boolean): 
 }
 
 /** The message for a run: subject with the outcome and the worst counts, summary, PDF attached. */
-export async function composeReportMail(deps: ReportDeps, scan: Scan, run: Run, recipient: string): Promise<MailMessage> {
+async function composeReportMail(deps: ReportDeps, scan: Scan, run: Run, recipient: string): Promise<MailMessage> {
   const owner = await findUserById(deps.db, scan.user_id);
   const record = await loadRunReport(deps, scan, run, owner ?? { role: 'trial' });
   const pdf = await collect(renderReport(record, 'pdf'), MAX_ATTACHMENT_BYTES);

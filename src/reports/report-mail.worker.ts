@@ -30,11 +30,6 @@ export class ReportMailWorker {
     this.#loop.start();
   }
 
-  /** Looks for due email now (a run just finished). */
-  notify(): void {
-    this.#loop.notify();
-  }
-
   /** Stops after the email being sent, if any. */
   stop(): Promise<void> {
     return this.#loop.stop();

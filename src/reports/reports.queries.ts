@@ -58,7 +58,7 @@ export async function runThreatCounts(db: Db, runId: number): Promise<Map<Threat
   return new Map(result.rows.map((row) => [row.threat, Number(row.n)]));
 }
 
-export interface RunServiceRow {
+interface RunServiceRow {
   hostname: string;
   host_ip: string;
   port: number | null;

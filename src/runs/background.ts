@@ -30,8 +30,6 @@ export interface BackgroundOptions {
 export interface Background {
   worker: RunWorker | undefined;
   scheduler: Scheduler | undefined;
-  mail: ReportMailWorker | undefined;
-  webhooks: WebhookWorker | undefined;
   stop(): Promise<void>;
 }
 
@@ -60,8 +58,6 @@ export function startBackground(options: BackgroundOptions): Background {
   return {
     worker,
     scheduler,
-    mail,
-    webhooks,
     async stop() {
       await scheduler?.stop();
       await worker?.stop();

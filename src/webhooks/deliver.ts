@@ -19,7 +19,7 @@ import { resolveAndCheck, type AddressGuard } from '../shared/address-guard.js';
 /** Retry-After is honoured up to a day: a receiver must not park a delivery for months. */
 export const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
 /** How much of a response body is kept: enough to show a receiver's error, no more. */
-export const MAX_RESPONSE_BYTES = 4096;
+const MAX_RESPONSE_BYTES = 4096;
 /** DNS gets at most this long, even when the attempt as a whole may take longer. */
 const MAX_DNS_MS = 5000;
 

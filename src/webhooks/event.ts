@@ -29,7 +29,7 @@ export type WebhookEvent = {
 };
 
 /** The uuid of the sample scan in a ping: no real scan has it, so its report links answer 404. */
-export const SAMPLE_SCAN_UUID = '00000000-0000-0000-0000-000000000000';
+const SAMPLE_SCAN_UUID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * A `ping` event with plausible sample data: what the "test" button sends. The report URLs have the

@@ -11,7 +11,7 @@ const SECRET_BYTES = 24;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The three headers that carry a delivery's signature. */
-export type SignatureHeaders = {
+type SignatureHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;

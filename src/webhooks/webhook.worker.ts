@@ -25,7 +25,7 @@ export interface WebhookWorkerDeps {
 }
 
 /** The next attempt's time: the configured delay for this retry, or the receiver's Retry-After if longer. */
-export function nextAttemptAt(now: Date, attempt: number, delays: number[], retryAfterSeconds: number | null): Date | null {
+function nextAttemptAt(now: Date, attempt: number, delays: number[], retryAfterSeconds: number | null): Date | null {
   if (attempt > delays.length) return null;
   const seconds = Math.max(delays[attempt - 1]!, retryAfterSeconds ?? 0);
   return new Date(now.getTime() + seconds * 1000);
@@ -49,11 +49,6 @@ export class WebhookWorker {
 
   start(): void {
     this.#loop.start();
-  }
-
-  /** Looks for due messages now (an event was just queued). */
-  notify(): void {
-    this.#loop.notify();
   }
 
   /** Stops claiming and waits for the attempts in flight (each ends within its timeout). */

@@ -9,7 +9,7 @@ import { lengthOf, pdfLine, truncated, truncationNote, wrapMonospace } from './t
 import { ACCENT, CODE_INK, EVIDENCE_LIMIT, INK, LINK, LIST_LIMIT, MARGIN, MUTED, PANEL, PROSE_LIMIT, RIGHT, RULE, WIDTH } from './theme.js';
 
 /** A block's label, kept on the page with `next` points of what follows it. */
-export function blockLabel(pen: Pen, label: string, next: number): void {
+function blockLabel(pen: Pen, label: string, next: number): void {
   ensureSpace(pen, 14 + next);
   pen.doc.y += 4;
   setStyle(pen, 'Helvetica-Bold', 9, ACCENT);
@@ -37,7 +37,7 @@ export interface EvidenceStyle {
 }
 
 /** The full layout's evidence: up to 3,000 characters and 120 lines. */
-export const FULL_EVIDENCE: EvidenceStyle = { indent: 0, size: 8, line: 10, pad: 6, maxLines: 120, limit: EVIDENCE_LIMIT };
+const FULL_EVIDENCE: EvidenceStyle = { indent: 0, size: 8, line: 10, pad: 6, maxLines: 120, limit: EVIDENCE_LIMIT };
 
 /** Characters of Courier that fit on one line of the evidence panel. */
 export function evidencePerLine(style: EvidenceStyle): number {

@@ -16,7 +16,7 @@ import { INK, MARGIN, MUTED, THREAT_COLOR } from './theme.js';
  * From this many present findings a run is large: in the full layout its findings would fill
  * hundreds of pages (two or three findings a page) and take seconds to draw.
  */
-export const LARGE_RUN = 500;
+const LARGE_RUN = 500;
 const SHORT_THREATS: ReadonlySet<Threat> = new Set(['Low', 'Informational']);
 
 type DrawFinding = (pen: Pen, finding: ReportFinding) => void;
