@@ -59,6 +59,9 @@ const EnvSchema = Type.Object({
 });
 type Env = Static<typeof EnvSchema>;
 
+/** Every variable the configuration reads (the README's configuration table lists them all). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(EnvSchema.properties);
+
 /** Requests per minute by role (DESIGN.md "Rate limits"). */
 export const DEFAULT_RATE_LIMITS: Record<Role, number> = {
   trial: 60,
