@@ -54,3 +54,12 @@ test(`token exchanges with invalid keys are limited per client address (${STORE_
   assertTooManyAttempts(await exchange('rk_00000003_guess', '203.0.113.8'), 3);
   assert.equal((await exchange('rk_00000004_guess', '198.51.100.10')).statusCode, 401);
 });
+
+test(`an IPv6 client counts by its /64 network (${STORE_KIND})`, async (t) => {
+  const ctx = await buildTestApp(t, { env: { RAMPART_RATE_LIMITS: 'trial=3' } });
+  const get = (remoteAddress: string) => ctx.app.inject({ method: 'GET', url: '/api/user', remoteAddress });
+  // One host is usually handed a whole /64: new addresses in it are not new clients.
+  for (const address of ['2001:db8:0:7::1', '2001:db8:0:7::2', '2001:db8:0:7:ffff:1:2:3']) assert.equal((await get(address)).statusCode, 401);
+  assertTooManyAttempts(await get('2001:db8:0:7:abcd::9'), 3);
+  assert.equal((await get('2001:db8:0:8::1')).statusCode, 401, 'the next /64 is another client');
+});

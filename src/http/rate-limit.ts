@@ -5,7 +5,7 @@
  * node shares them; otherwise in this process's memory.
  */
 import { randomBytes } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
@@ -17,6 +17,14 @@ import { AppError } from '../shared/errors.js';
  */
 export const INTERNAL_HEADER = 'x-rampart-internal-call';
 export const INTERNAL_SECRET = randomBytes(24).toString('base64url');
+
+/**
+ * The client address as limits count it: an IPv4 address, or the /64 network of an IPv6 one (a
+ * single host is usually handed a whole /64, so counting addresses inside it would count nothing).
+ */
+export function clientAddress(request: FastifyRequest): string {
+  return normalizeIP(request.ip);
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -48,7 +56,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     timeWindow: 60_000,
     max: (request) => config.rateLimits[request.principal?.user.role ?? 'trial'],
     allowList: (request) => request.headers[INTERNAL_HEADER] === INTERNAL_SECRET,
-    keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${request.ip}`),
+    keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${clientAddress(request)}`),
     ...(redis ? { redis, nameSpace: `${config.redisPrefix}rate:`, skipOnError: true } : {}),
     errorResponseBuilder: () => new AppError('rate_limited', 'Too Many Attempts.'),
   });
