@@ -29,6 +29,8 @@ const EnvSchema = Type.Object({
   ),
   RAMPART_TRUST_PROXY: Type.Boolean({ default: false }),
   RAMPART_AGENT_CODE_TTL: Type.Integer({ minimum: 60, maximum: 86400, default: 900 }),
+  RAMPART_AGENT_AUTH_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+  RAMPART_AGENT_AUTH_PER_CLIENT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   RAMPART_ALLOW_TARGETS: Type.String({ default: '' }),
   RAMPART_MAX_TARGET_ADDRESSES: Type.Integer({ minimum: 1, default: 65_536 }),
   RAMPART_LOGIN_SCRIPT_MAX_BYTES: Type.Integer({ minimum: 1024, default: 262_144 }),
@@ -93,6 +95,8 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   agentCodeTtlSeconds: number;
+  /** Agent registrations (codes mailed) per hour to one email address and from one client address. */
+  agentAuthLimits: { perEmail: number; perClient: number };
   /** CIDRs that managed scans and webhooks may reach although private (RAMPART_ALLOW_TARGETS). */
   allowTargets: string[];
   maxTargetAddresses: number;
@@ -155,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: parsed.RAMPART_LOG_LEVEL,
     trustProxy: parsed.RAMPART_TRUST_PROXY,
     agentCodeTtlSeconds: parsed.RAMPART_AGENT_CODE_TTL,
+    agentAuthLimits: { perEmail: parsed.RAMPART_AGENT_AUTH_PER_EMAIL, perClient: parsed.RAMPART_AGENT_AUTH_PER_CLIENT },
     allowTargets: parseAllowList(parsed.RAMPART_ALLOW_TARGETS),
     maxTargetAddresses: parsed.RAMPART_MAX_TARGET_ADDRESSES,
     loginScriptMaxBytes: parsed.RAMPART_LOGIN_SCRIPT_MAX_BYTES,

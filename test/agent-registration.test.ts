@@ -5,6 +5,11 @@ import { test } from 'node:test';
 import { buildTestApp, signUp, STORE_KIND } from './helpers/app.js';
 import { startSmtpReceiver } from './helpers/smtp.js';
 
+/** The registration_id and claim_token of a start's answer: what a claim presents beside the code. */
+function claimOf(started: { registration_id: string; claim_token: string }) {
+  return { registration_id: started.registration_id, claim_token: started.claim_token };
+}
+
 function codeIn(raw: string): string {
   const match = /one-time code is: (\d{6})/.exec(raw);
   assert.ok(match, 'the message carries a six-digit code');
@@ -19,8 +24,9 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
   await t.test('a new account: register, receive the code, claim, use the key', async () => {
     const started = await post('/agent/auth', { identity_type: 'identity_assertion', assertion_type: 'verified_email', email: 'New.Agent.User@example.com', key_name: 'claude' });
     assert.equal(started.statusCode, 202);
-    const { registration_id, expires_in, claim_uri } = started.json();
+    const { registration_id, claim_token, expires_in, claim_uri } = started.json();
     assert.match(registration_id, /^[0-9a-f-]{36}$/);
+    assert.match(claim_token, /^[A-Za-z0-9_-]{43}$/);
     assert.equal(expires_in, 900);
     assert.equal(claim_uri, 'http://rampart.test/agent/auth/claim');
 
@@ -29,7 +35,7 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
     assert.equal(mail.from, 'noreply@rampart.test');
     const code = codeIn(mail.raw);
 
-    const claimed = await post('/agent/auth/claim', { registration_id, code });
+    const claimed = await post('/agent/auth/claim', { registration_id, claim_token, code });
     assert.equal(claimed.statusCode, 200);
     const body = claimed.json();
     assert.equal(body.account_created, true);
@@ -49,7 +55,7 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
     const keyRow = await ctx.store.db.selectFrom('api_keys').selectAll().where('user_id', '=', body.user.id).executeTakeFirstOrThrow();
     assert.equal(keyRow.name, 'claude');
 
-    const again = await post('/agent/auth/claim', { registration_id, code });
+    const again = await post('/agent/auth/claim', { registration_id, claim_token, code });
     assert.equal(again.statusCode, 422, 'a registration is claimed once');
     assert.ok(again.json().errors.registration_id);
   });
@@ -59,7 +65,7 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
     const started = await post('/agent/auth', { email: 'OWNER@example.com' });
     assert.equal(started.statusCode, 202);
     const code = codeIn((await smtp.next()).raw);
-    const claimed = await post('/agent/auth/claim', { registration_id: started.json().registration_id, code: ` ${code} ` });
+    const claimed = await post('/agent/auth/claim', { ...claimOf(started.json()), code: ` ${code} ` });
     assert.equal(claimed.statusCode, 200);
     assert.equal(claimed.json().account_created, false);
     assert.equal(claimed.json().user.id, existing.userId);
@@ -72,12 +78,12 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
     const started = await post('/agent/auth', { email: 'guess@example.com' });
     const code = codeIn((await smtp.next()).raw);
     const wrong = code === '000000' ? '111111' : '000000';
-    const registration_id = started.json().registration_id;
-    const first = await post('/agent/auth/claim', { registration_id, code: wrong });
+    const claim = claimOf(started.json());
+    const first = await post('/agent/auth/claim', { ...claim, code: wrong });
     assert.equal(first.statusCode, 422);
     assert.deepEqual(first.json().errors, { code: ['The code is invalid; 4 attempts left.'] });
-    for (let i = 0; i < 4; i++) await post('/agent/auth/claim', { registration_id, code: wrong });
-    const late = await post('/agent/auth/claim', { registration_id, code });
+    for (let i = 0; i < 4; i++) await post('/agent/auth/claim', { ...claim, code: wrong });
+    const late = await post('/agent/auth/claim', { ...claim, code });
     assert.equal(late.statusCode, 422, 'the right code no longer works after five wrong ones');
     assert.ok(late.json().errors.registration_id);
   });
@@ -98,9 +104,9 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
   });
 
   await t.test('malformed claims are 422 naming the field', async () => {
-    const res = await post('/agent/auth/claim', { registration_id: '6f1c7a1e-1111-4222-8333-944455556666', code: '12ab56' });
+    const res = await post('/agent/auth/claim', { registration_id: '6f1c7a1e-1111-4222-8333-944455556666', claim_token: 'short', code: '12ab56' });
     assert.equal(res.statusCode, 422);
-    assert.ok(res.json().errors.code);
+    assert.deepEqual(Object.keys(res.json().errors), ['claim_token', 'code']);
   });
 });
 
@@ -114,7 +120,7 @@ test(`without SMTP the code is written to an .eml file (${STORE_KIND})`, async (
   assert.match(files[0]!, /\.eml$/);
   const raw = await fs.readFile(path.join(dir, files[0]!), 'utf8');
   assert.match(raw, /^To: file@example\.com$/m);
-  const claimed = await ctx.app.inject({ method: 'POST', url: '/agent/auth/claim', payload: { registration_id: started.json().registration_id, code: codeIn(raw) } });
+  const claimed = await ctx.app.inject({ method: 'POST', url: '/agent/auth/claim', payload: { ...claimOf(started.json()), code: codeIn(raw) } });
   assert.equal(claimed.statusCode, 200);
 });
 

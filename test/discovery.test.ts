@@ -60,7 +60,7 @@ test(`discovery documents (${STORE_KIND})`, async (t) => {
   await t.test('auth.md is Markdown naming the real endpoints', async () => {
     const res = await get('/auth.md');
     assert.match(res.headers['content-type'] as string, /^text\/markdown/);
-    for (const piece of [`${BASE}/agent/auth`, `${BASE}/agent/auth/claim`, `${BASE}/api/token`, 'verified_email']) {
+    for (const piece of [`${BASE}/agent/auth`, `${BASE}/agent/auth/claim`, `${BASE}/api/token`, 'verified_email', '"claim_token": "<from step 2>"', 'At most 5 codes', '20 from one client address']) {
       assert.ok(res.body.includes(piece), piece);
     }
   });

@@ -15,7 +15,7 @@ test(`error bodies are Laravel-style JSON (${STORE_KIND})`, async (t) => {
   });
 
   await t.test('422 lists every field error and counts the rest', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/agent/auth/claim', payload: { registration_id: 'not-a-uuid' } });
+    const res = await ctx.app.inject({ method: 'POST', url: '/agent/auth/claim', payload: { registration_id: 'not-a-uuid', claim_token: 'x'.repeat(43) } });
     assert.equal(res.statusCode, 422);
     const body = res.json();
     assert.deepEqual(body.errors, {

@@ -1,7 +1,8 @@
 /** register_uri (POST /agent/auth) and claim_uri (POST /agent/auth/claim) of the agent_auth profile. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { claimRegistration, startRegistration } from './agent-registration.service.js';
+import { clientAddress } from '../http/rate-limit.js';
+import { claimRegistration, RegistrationLimitError, startRegistration } from './agent-registration.service.js';
 
 const errors = { 422: Type.Ref('ValidationError'), 429: Type.Ref('Error'), 503: Type.Ref('Error') } as const;
 
@@ -23,6 +24,7 @@ export const agentRegistrationRoutes: FastifyPluginAsyncTypebox = async (app) =>
           202: Type.Object({
             message: Type.String(),
             registration_id: Type.String({ format: 'uuid' }),
+            claim_token: Type.String({ description: 'Secret to present with the code when claiming; shown only here' }),
             expires_in: Type.Integer(),
             claim_uri: Type.String(),
           }),
@@ -31,8 +33,22 @@ export const agentRegistrationRoutes: FastifyPluginAsyncTypebox = async (app) =>
       },
     },
     async (request, reply) => {
-      const { config, db, mailer } = app.ctx;
-      const started = await startRegistration(db, mailer, { codeTtlSeconds: config.agentCodeTtlSeconds, serviceUrl: config.baseUrl }, request.body);
+      const { config, db, mailer, clock } = app.ctx;
+      const options = {
+        codeTtlSeconds: config.agentCodeTtlSeconds,
+        serviceUrl: config.baseUrl,
+        limits: config.agentAuthLimits,
+        clientAddress: clientAddress(request),
+        now: clock(),
+      };
+      const started = await startRegistration(db, mailer, options, request.body).catch((error: unknown) => {
+        // The limit that refused, not the per-minute one the limiter set before the handler.
+        if (error instanceof RegistrationLimitError) {
+          const wait = error.retryAfterSeconds;
+          reply.headers({ 'retry-after': wait, 'x-ratelimit-limit': error.limit, 'x-ratelimit-remaining': 0, 'x-ratelimit-reset': wait });
+        }
+        throw error;
+      });
       return reply.code(202).send({
         message: `A one-time code was sent to ${request.body.email.trim()}. Ask the user for it, then claim.`,
         ...started,
@@ -49,6 +65,7 @@ export const agentRegistrationRoutes: FastifyPluginAsyncTypebox = async (app) =>
         summary: 'Claim a registration with the emailed code: returns an API key',
         body: Type.Object({
           registration_id: Type.String({ format: 'uuid' }),
+          claim_token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The claim_token the start returned' }),
           code: Type.String({ pattern: '^\\s*[0-9]{6}\\s*$' }),
         }),
         response: {
@@ -65,7 +82,7 @@ export const agentRegistrationRoutes: FastifyPluginAsyncTypebox = async (app) =>
       },
     },
     async (request) => {
-      const claimed = await claimRegistration(app.ctx.db, request.body);
+      const claimed = await claimRegistration(app.ctx.db, request.body, app.ctx.clock());
       return {
         message: 'Registration claimed. Exchange the API key at the token endpoint; it is shown only once.',
         ...claimed,

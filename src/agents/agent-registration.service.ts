@@ -1,21 +1,31 @@
 /**
  * Verified-email agent registration (DESIGN.md "Discovery and agents"): an agent posts the user's
- * email, the service mails a six-digit one-time code, and the agent claims the registration with
- * that code for an API key of a new or existing account. Codes are stored hashed, expire, allow
- * five attempts, and can be claimed once. Anonymous and ID-JAG registrations are refused.
+ * email, the service mails a six-digit one-time code and answers the agent a claim token, and the
+ * agent claims the registration with both for an API key of a new or existing account.
+ *
+ * What keeps it safe (docs/DECISIONS.md "Agent registration"):
+ * - a claim needs the claim token, which only the client that started the registration holds, and
+ *   the code mailed for that very registration: a code can never claim another one;
+ * - each claim reserves one of five attempts atomically before its code is compared, so parallel
+ *   guesses cannot outrun the limit; codes and tokens are stored hashed and compared in equal time;
+ * - codes expire and are claimed once;
+ * - starts are capped per email address and per client address per hour, so neither one inbox nor
+ *   the mail server can be flooded, and the start answers the same whether an account exists.
+ * Anonymous and ID-JAG registrations are refused.
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, fieldError, validationError } from '../shared/errors.js';
-import { randomDigits, safeEqual, sha256Hex } from '../shared/crypto.js';
+import { randomDigits, randomToken, safeEqual, sha256Hex } from '../shared/crypto.js';
 import type { Db } from '../db/database.js';
 import type { Mailer } from '../mail/mailer.js';
 import { createApiKey } from '../accounts/api-keys.service.js';
 import { createUser, findUserByEmail, markEmailVerified, toPublicUser, type PublicUser } from '../accounts/users.service.js';
 import * as registrations from './agent-registration.queries.js';
+import type { AgentRegistration } from '../db/schema.js';
 
 export const MAX_CLAIM_ATTEMPTS = 5;
-/** Codes one address can be sent per hour, so the service cannot be used to flood an inbox. */
-export const MAX_REGISTRATIONS_PER_HOUR = 5;
+/** The window of the per-email and per-client caps on starts. */
+const START_WINDOW_MS = 3_600_000;
 
 export interface StartRegistrationInput {
   email: string;
@@ -25,9 +35,26 @@ export interface StartRegistrationInput {
   assertion_type?: string | undefined;
 }
 
+export interface StartOptions {
+  codeTtlSeconds: number;
+  serviceUrl: string;
+  /** Starts allowed per hour to one email address and from one client address. */
+  limits: { perEmail: number; perClient: number };
+  clientAddress: string;
+  now: Date;
+}
+
 export interface StartedRegistration {
   registration_id: string;
+  /** The secret the claim must present: returned to this client only, stored hashed. */
+  claim_token: string;
   expires_in: number;
+}
+
+export interface ClaimInput {
+  registration_id: string;
+  claim_token: string;
+  code: string;
 }
 
 export interface ClaimedRegistration {
@@ -37,16 +64,22 @@ export interface ClaimedRegistration {
   user: PublicUser;
 }
 
+/** A start refused by a cap: which cap, and in how many seconds the window frees a slot. */
+export class RegistrationLimitError extends AppError {
+  constructor(
+    readonly limit: number,
+    readonly retryAfterSeconds: number,
+    reason: string,
+  ) {
+    super('rate_limited', 'Too Many Attempts.', { context: { reason } });
+  }
+}
+
 function codeHash(registrationId: string, code: string): string {
   return sha256Hex(`${registrationId}:${code}`);
 }
 
-export async function startRegistration(
-  db: Db,
-  mailer: Mailer,
-  options: { codeTtlSeconds: number; serviceUrl: string },
-  input: StartRegistrationInput,
-): Promise<StartedRegistration> {
+export async function startRegistration(db: Db, mailer: Mailer, options: StartOptions, input: StartRegistrationInput): Promise<StartedRegistration> {
   if (input.identity_type !== undefined && input.identity_type !== 'identity_assertion') {
     throw fieldError('identity_type', 'Only identity_assertion registration is offered; anonymous registration is not.');
   }
@@ -54,22 +87,27 @@ export async function startRegistration(
     throw fieldError('assertion_type', 'Only the verified_email assertion type is accepted (ID-JAG assertions are not).');
   }
   const email = input.email.trim();
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  if ((await registrations.countRecentRegistrations(db, email, hourAgo)) >= MAX_REGISTRATIONS_PER_HOUR) {
-    throw new AppError('rate_limited', 'Too Many Attempts.', { context: { reason: 'agent registrations per email' } });
-  }
-
+  const { now } = options;
   const id = randomUUID();
   const code = randomDigits(6);
-  const expiresAt = new Date(Date.now() + options.codeTtlSeconds * 1000);
-  await registrations.insertRegistration(db, {
-    id,
-    email,
-    name: input.name?.trim() || null,
-    key_name: input.key_name?.trim() || null,
-    code_hash: codeHash(id, code),
-    expires_at: expiresAt,
+  const claimToken = randomToken(32);
+
+  await db.transaction().execute(async (trx) => {
+    await registrations.lockStarts(trx, email, options.clientAddress);
+    await refuseOverCap(trx, email, options);
+    await registrations.insertRegistration(trx, {
+      id,
+      email,
+      name: input.name?.trim() || null,
+      key_name: input.key_name?.trim() || null,
+      code_hash: codeHash(id, code),
+      claim_token_hash: sha256Hex(claimToken),
+      client_address: options.clientAddress,
+      expires_at: new Date(now.getTime() + options.codeTtlSeconds * 1000),
+      created_at: now,
+    });
   });
+
   const minutes = Math.round(options.codeTtlSeconds / 60);
   await mailer.send({
     to: email,
@@ -85,22 +123,38 @@ export async function startRegistration(
       'If you did not ask for this, ignore this message: nothing happens without the code.',
     ].join('\n'),
   });
-  return { registration_id: id, expires_in: options.codeTtlSeconds };
+  return { registration_id: id, claim_token: claimToken, expires_in: options.codeTtlSeconds };
 }
 
-export async function claimRegistration(db: Db, input: { registration_id: string; code: string }): Promise<ClaimedRegistration> {
-  const registration = await registrations.findOpenRegistration(db, input.registration_id, MAX_CLAIM_ATTEMPTS);
-  if (!registration) {
-    throw fieldError('registration_id', 'The registration does not exist, has expired, was already claimed or has no attempts left.');
+/** Throws RegistrationLimitError when the address or the client has used its starts this hour. */
+async function refuseOverCap(db: Db, email: string, options: StartOptions): Promise<void> {
+  const since = new Date(options.now.getTime() - START_WINDOW_MS);
+  const caps = [
+    { reason: 'agent registrations per email address', limit: options.limits.perEmail, by: { email } },
+    { reason: 'agent registrations per client address', limit: options.limits.perClient, by: { clientAddress: options.clientAddress } },
+  ];
+  let refusal: RegistrationLimitError | undefined;
+  for (const cap of caps) {
+    const blocking = await registrations.maxthRecentStart(db, cap.by, since, cap.limit);
+    if (!blocking) continue;
+    // The slot frees when the blocking start leaves the window; both caps must free one.
+    const seconds = Math.max(1, Math.ceil((blocking.getTime() + START_WINDOW_MS - options.now.getTime()) / 1000));
+    if (!refusal || seconds > refusal.retryAfterSeconds) refusal = new RegistrationLimitError(cap.limit, seconds, cap.reason);
   }
+  if (refusal) throw refusal;
+}
+
+export async function claimRegistration(db: Db, input: ClaimInput, now: Date): Promise<ClaimedRegistration> {
+  const claimTokenHash = sha256Hex(input.claim_token);
+  const registration = await registrations.reserveAttempt(db, { id: input.registration_id, claimTokenHash, maxAttempts: MAX_CLAIM_ATTEMPTS, now });
+  if (!registration) throw whyNotClaimable(await registrations.findRegistration(db, input.registration_id), claimTokenHash, now);
   if (!safeEqual(codeHash(registration.id, input.code.trim()), registration.code_hash)) {
-    await registrations.recordFailedAttempt(db, registration.id);
-    const left = MAX_CLAIM_ATTEMPTS - registration.attempts - 1;
+    const left = MAX_CLAIM_ATTEMPTS - registration.attempts;
     throw validationError({ code: [`The code is invalid; ${left} attempt${left === 1 ? '' : 's'} left.`] });
   }
 
   return db.transaction().execute(async (trx) => {
-    if (!(await registrations.markClaimed(trx, registration.id))) {
+    if (!(await registrations.markClaimed(trx, registration.id, now))) {
       throw fieldError('registration_id', 'The registration was already claimed.');
     }
     const existing = await findUserByEmail(trx, registration.email);
@@ -111,4 +165,16 @@ export async function claimRegistration(db: Db, input: { registration_id: string
     const created = await createApiKey(trx, user.id, registration.key_name ?? 'agent');
     return { api_key: created.key, key_prefix: created.record.prefix, account_created: !existing, user: toPublicUser(user) };
   });
+}
+
+/** The 422 of a claim that reserved no attempt, saying which rule refused it. */
+function whyNotClaimable(registration: AgentRegistration | undefined, claimTokenHash: string, now: Date): AppError {
+  if (!registration) return fieldError('registration_id', 'No registration has this id.');
+  // Rows from before claim tokens have none: nothing matches them.
+  if (!safeEqual(claimTokenHash, registration.claim_token_hash ?? '')) {
+    return fieldError('claim_token', 'The claim token is not the one this registration was started with.');
+  }
+  if (registration.claimed_at) return fieldError('registration_id', 'The registration was already claimed.');
+  if (registration.expires_at <= now) return fieldError('registration_id', 'The code has expired; start a new registration.');
+  return fieldError('registration_id', `The registration has no attempts left (${MAX_CLAIM_ATTEMPTS} wrong codes); start a new registration.`);
 }

@@ -43,6 +43,10 @@ export interface AgentRegistrationsTable {
   name: string | null;
   key_name: string | null;
   code_hash: string;
+  /** SHA-256 of the claim token only the starting client holds; null on rows from before 0011. */
+  claim_token_hash: string | null;
+  /** The client address that started it (the per-client cap); null on rows from before 0011. */
+  client_address: string | null;
   attempts: Generated<number>;
   expires_at: Date;
   claimed_at: Date | null;

@@ -1,5 +1,6 @@
 /** The agent authentication guide served at /auth.md (the `agent_auth.skill` of the metadata). */
-export function authGuide(base: string): string {
+export function authGuide(base: string, limits: { perEmail: number; perClient: number; codeTtlSeconds: number }): string {
+  const minutes = Math.round(limits.codeTtlSeconds / 60);
   return `# auth.md
 
 This is Rampart, a security scanning service. It supports agentic registration by **verified
@@ -28,8 +29,14 @@ its \`agent_auth\` block: \`register_uri\`, \`claim_uri\`, \`identity_types_supp
     {"identity_type": "identity_assertion", "assertion_type": "verified_email",
      "email": "user@example.com", "key_name": "my-agent"}
 
-Answer \`202\` with \`registration_id\` and \`expires_in\` (seconds). The user receives an email
-with a six-digit code. At most five codes are sent to one address per hour.
+Answer \`202\` with \`registration_id\`, \`claim_token\` and \`expires_in\` (seconds). Keep the
+\`claim_token\` to yourself: it is shown only in this answer, and only the holder of it can claim
+the registration. The user receives an email with a six-digit code, valid for ${minutes} minutes.
+The answer is the same whether or not the address already has an account.
+
+At most ${limits.perEmail} codes are sent to one email address, and ${limits.perClient} from one client address, per
+hour; beyond that the answer is \`429\` \`{"message":"Too Many Attempts."}\` with \`Retry-After\`
+(seconds until a code can be sent again).
 
 ## 3. Claim
 
@@ -38,11 +45,13 @@ Ask the user for the code, then:
     POST ${base}/agent/auth/claim
     Content-Type: application/json
 
-    {"registration_id": "<from step 2>", "code": "123456"}
+    {"registration_id": "<from step 2>", "claim_token": "<from step 2>", "code": "123456"}
 
 Answer \`200\` with \`api_key\` (shown only this once: keep it secret), \`user\`, and
 \`account_created\` (true when the address had no account yet; new accounts start on the trial
-plan). A wrong code answers \`422\`; after five wrong codes, or once the code expires, start again.
+plan). A wrong code answers \`422\` on \`code\` with the attempts left; a claim token that is not
+the one of this registration answers \`422\` on \`claim_token\`. After five wrong codes, or once the
+code expires, start again.
 
 ## 4. Get a token and call the API
 

@@ -41,6 +41,7 @@ const ServerCardSchema = Type.Object(
 
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const base = app.ctx.config.baseUrl;
+  const guideLimits = { ...app.ctx.config.agentAuthLimits, codeTtlSeconds: app.ctx.config.agentCodeTtlSeconds };
   const tags = ['Discovery'];
   app.get(
     '/.well-known/oauth-protected-resource',
@@ -60,6 +61,6 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/auth.md',
     { schema: { tags, summary: 'Agent authentication guide (Markdown)', produces: ['text/markdown'], response: { 200: Type.String() } } },
-    async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(authGuide(base)),
+    async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(authGuide(base, guideLimits)),
   );
 };

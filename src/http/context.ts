@@ -12,7 +12,7 @@ import type { RunQueue } from '../runs/run-queue.js';
 import type { ScanDeps } from '../scans/scans.service.js';
 import type { Guard } from '../scans/scans.validation.js';
 import { authenticateBearer, type Principal } from '../auth/auth.service.js';
-import { unauthenticated } from '../shared/errors.js';
+import { AppError, unauthenticated } from '../shared/errors.js';
 
 export interface AppContext {
   config: Config;
@@ -57,9 +57,19 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return BEARER.exec(request.headers.authorization ?? '')?.[1];
 }
 
-/** onRequest hook of the protected scope: the Authorization header is the only bearer method. */
-export async function requireBearer(this: FastifyInstance, request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  const token = bearerToken(request);
-  if (!token) throw unauthenticated('Unauthenticated.', { reason: request.headers.authorization ? 'malformed header' : 'no header' });
-  request.principal = await authenticateBearer(this.ctx.db, this.ctx.tokens, token);
+/**
+ * onRequest hook of the protected scope: the Authorization header is the only bearer method. A
+ * request that fails here counts against its client address's rate limit before its 401 (or is
+ * the 429 once the address is over), so guessing tokens is limited like any anonymous traffic.
+ */
+export async function requireBearer(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    const token = bearerToken(request);
+    if (!token) throw unauthenticated('Unauthenticated.', { reason: request.headers.authorization ? 'malformed header' : 'no header' });
+    request.principal = await authenticateBearer(this.ctx.db, this.ctx.tokens, token);
+  } catch (error) {
+    // Only refused credentials count: a store outage is not the client's attempt.
+    if (error instanceof AppError && error.code === 'unauthenticated') await this.countFailedAuthentication(request, reply);
+    throw error;
+  }
 }

@@ -1,11 +1,12 @@
 /**
  * Per-account rate limits by plan (DESIGN.md): requests per minute per account, or per client
- * address before authentication. Counters live in Redis when RAMPART_REDIS_URL is set, so every
- * API node shares them; otherwise in this process's memory.
+ * address at the trial rate when the request is not authenticated (public routes, and requests
+ * whose bearer token fails). Counters live in Redis when RAMPART_REDIS_URL is set, so every API
+ * node shares them; otherwise in this process's memory.
  */
 import { randomBytes } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
 
@@ -16,6 +17,26 @@ import { AppError } from '../shared/errors.js';
  */
 export const INTERNAL_HEADER = 'x-rampart-internal-call';
 export const INTERNAL_SECRET = randomBytes(24).toString('base64url');
+
+/**
+ * The client address as limits count it: an IPv4 address, or the /64 network of an IPv6 one (a
+ * single host is usually handed a whole /64, so counting addresses inside it would count nothing).
+ */
+export function clientAddress(request: FastifyRequest): string {
+  return normalizeIP(request.ip);
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts a request whose authentication failed against its client address (the bucket of
+     * unauthenticated requests); throws the 429 once the address is over the trial rate. The
+     * bearer check runs before the limiter's own hook, so without this a flood of bad tokens
+     * would only ever see 401s.
+     */
+    countFailedAuthentication(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  }
+}
 
 export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
   // ioredis is loaded only when a deployment uses it.
@@ -35,8 +56,13 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     timeWindow: 60_000,
     max: (request) => config.rateLimits[request.principal?.user.role ?? 'trial'],
     allowList: (request) => request.headers[INTERNAL_HEADER] === INTERNAL_SECRET,
-    keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${request.ip}`),
+    keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${clientAddress(request)}`),
     ...(redis ? { redis, nameSpace: `${config.redisPrefix}rate:`, skipOnError: true } : {}),
     errorResponseBuilder: () => new AppError('rate_limited', 'Too Many Attempts.'),
+  });
+  // The plugin's own handler: same store, key (no principal: the address) and headers.
+  const countByAddress = app.rateLimit();
+  app.decorate('countFailedAuthentication', async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    await countByAddress.call(this, request, reply);
   });
 }

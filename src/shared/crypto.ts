@@ -28,11 +28,13 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-/** Equal-time string comparison for secrets and digests. */
+/**
+ * Equal-time string comparison for secrets and digests. Both sides are hashed first, so the time
+ * taken tells nothing, not even whether the lengths differ.
+ */
 export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(a), digest(b));
 }
 
 /** Hashes a password as `scrypt$N$r$p$salt$hash` so the parameters can change later. */
