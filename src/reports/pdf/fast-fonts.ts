@@ -54,13 +54,21 @@ export interface DocFace {
 export interface Missing {
   /** The first few characters drawn as U+FFFD. */
   examples: Set<number>;
-  /** Whether one of them is CJK (the CJK font is optional). */
+  /** Whether one of them is CJK and the optional CJK font is not installed. */
   cjk: boolean;
 }
 
 interface DocFonts {
+  doc: PDFKit.PDFDocument;
   faces: Map<Face, DocFace>;
   missing: Missing;
+}
+
+/** The parts of a pdfkit 0.20 document `doc.font` sets. */
+interface FontState {
+  _font: unknown;
+  _fontSource: unknown;
+  _fontFamily: unknown;
 }
 
 const fontsByDoc = new WeakMap<object, DocFonts>();
@@ -86,30 +94,44 @@ function isEmbeddedFont(font: Partial<EmbeddedFont> | undefined): font is Embedd
 }
 
 /**
- * Registers the report's faces with `doc`, under the names of `FontName` (and the fallbacks'),
- * and makes them measure and encode through the tables. Call once, before drawing.
+ * Registers the report's main faces with `doc`, under the names of `FontName`, and makes them
+ * measure and encode through the tables; the fallbacks are registered when first drawn with. Call
+ * once, before drawing.
  */
 export function installFonts(doc: PDFKit.PDFDocument): void {
-  const { main, fallbacks } = loadFaces();
-  const state: DocFonts = { faces: new Map(), missing: { examples: new Set(), cjk: false } };
-  const all = new Set([...Object.values(main), ...fallbacks]);
-  let complete = true;
-  for (const face of all) {
-    doc.registerFont(face.name, face.font as unknown as string);
-    doc.font(face.name);
-    const pdf = (doc as unknown as { _font?: Partial<EmbeddedFont> })._font;
-    if (!isEmbeddedFont(pdf)) {
-      complete = false;
-      continue;
-    }
-    const docFace: DocFace = { pdf, chain: chainOf(face, fallbacks), codes: new Int32Array(0x10000).fill(-1), astralCodes: new Map() };
-    state.faces.set(face, docFace);
-    docFaceOf.set(pdf, docFace);
-  }
-  if (!complete) return;
+  const { main } = loadFaces();
+  const state: DocFonts = { doc, faces: new Map(), missing: { examples: new Set(), cjk: false } };
+  for (const face of Object.values(main)) if (!openFace(state, face)) return;
   fontsByDoc.set(doc, state);
-  for (const docFace of state.faces.values()) speedUp(state, docFace);
   drawFragmentsByFace(doc, state);
+}
+
+/**
+ * pdfkit's font for `face` in the document, sped up, made the first time it is needed (a fallback
+ * may never be: pdfkit reads a few of a font's tables when it makes one, some 50 ms for the CJK
+ * font's the first time in a process). The document's current font is left as it was.
+ */
+function openFace(state: DocFonts, face: Face): DocFace | null {
+  const known = state.faces.get(face);
+  if (known) return known;
+  const d = state.doc as unknown as FontState;
+  const { _font, _fontSource, _fontFamily } = d;
+  state.doc.registerFont(face.name, face.font as unknown as string);
+  state.doc.font(face.name);
+  const pdf = d._font as Partial<EmbeddedFont> | undefined;
+  Object.assign(d, { _font, _fontSource, _fontFamily });
+  if (!isEmbeddedFont(pdf)) return null;
+  const { fallbacks } = loadFaces();
+  const docFace: DocFace = { pdf, chain: chainOf(face, fallbacks), codes: new Int32Array(0x10000).fill(-1), astralCodes: new Map() };
+  state.faces.set(face, docFace);
+  docFaceOf.set(pdf, docFace);
+  speedUp(state, docFace);
+  return docFace;
+}
+
+/** The document's font for face `index` of the chain of `face`. */
+function faceAt(state: DocFonts, face: DocFace, index: number): DocFace | null {
+  return index === 0 ? face : openFace(state, face.chain.faces[index]!);
 }
 
 /** The characters of the document that no font had, so far. */
@@ -119,7 +141,7 @@ export function missingCharacters(doc: PDFKit.PDFDocument): Missing | null {
 
 function noteMissing(missing: Missing, codePoint: number): void {
   if (missing.examples.size < MISSING_EXAMPLES) missing.examples.add(codePoint);
-  if (!missing.cjk && isCjk(codePoint)) {
+  if (!missing.cjk && isCjk(codePoint) && !loadFaces().cjk) {
     missing.cjk = true;
     warnNoCjkFont();
   }
@@ -223,8 +245,8 @@ export function glyphRuns(doc: PDFKit.PDFDocument, text: string): GlyphRun[] | n
   let at = 0;
   for (let i = 0; i < glyphs.length; i++) {
     const entry = glyphs.entries[i]!;
-    const index = faceOf(entry);
-    const target = index === 0 ? face : state.faces.get(face.chain.faces[index]!)!;
+    const target = faceAt(state, face, faceOf(entry));
+    if (!target) return null;
     if (target !== runFace) {
       if (at > start) runs.push({ face: runFace, bytes: scratch.toString('latin1', start, at) });
       runFace = target;
@@ -286,8 +308,11 @@ function drawFragmentsByFace(doc: PDFKit.PDFDocument, state: DocFonts): void {
   };
 }
 
-/** `text` cut where the face of its characters changes; empty stretches (ignorable characters alone) are kept with their neighbours. */
-function splitByFace(state: DocFonts, face: DocFace, text: string): { face: DocFace; text: string }[] {
+/**
+ * `text` cut where the face of its characters changes (an ignorable character stays with the one
+ * before it); null when a face cannot be had.
+ */
+function splitByFace(state: DocFonts, face: DocFace, text: string): { face: DocFace; text: string }[] | null {
   const runs: { face: DocFace; text: string }[] = [];
   const glyphs = glyphsOf(face.chain, text);
   let runFace: DocFace | null = null;
@@ -296,8 +321,8 @@ function splitByFace(state: DocFonts, face: DocFace, text: string): { face: DocF
   for (let i = 0; i < glyphs.length; i++) {
     const codePoint = glyphs.codePoints[i]!;
     const at = text.indexOf(String.fromCodePoint(codePoint), offset);
-    const index = faceOf(glyphs.entries[i]!);
-    const target = index === 0 ? face : state.faces.get(face.chain.faces[index]!)!;
+    const target = faceAt(state, face, faceOf(glyphs.entries[i]!));
+    if (!target) return null;
     if (target !== runFace) {
       if (runFace) runs.push({ face: runFace, text: text.slice(start, at) });
       runFace = target;

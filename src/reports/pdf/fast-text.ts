@@ -57,11 +57,12 @@ function fontOperatorOf(id: string, size: number): string {
 /** Characters of text whose glyphs a font keeps before they are dropped: a few megabytes at most. */
 const GLYPHS_CHARS = 1_000_000;
 // The glyphs of the lines written in each font (so, each document): labels, evidence and the lines
-// of prose repeat from finding to finding.
-const glyphsByFont = new WeakMap<object, { glyphs: Map<string, GlyphRun[]>; chars: number }>();
+// of prose repeat from finding to finding. A line all in its own face, nearly every line, is kept
+// as the bytes of its one run.
+const glyphsByFont = new WeakMap<object, { glyphs: Map<string, string | GlyphRun[]>; chars: number }>();
 
 /** The glyphs of `text` in the document's current font `font`, or null when they cannot be written here. */
-function runsOf(doc: PDFKit.PDFDocument, font: object, text: string): GlyphRun[] | null {
+function runsOf(doc: PDFKit.PDFDocument, font: object, text: string): string | GlyphRun[] | null {
   let known = glyphsByFont.get(font);
   if (!known) glyphsByFont.set(font, (known = { glyphs: new Map(), chars: 0 }));
   let runs = known.glyphs.get(text);
@@ -72,7 +73,8 @@ function runsOf(doc: PDFKit.PDFDocument, font: object, text: string): GlyphRun[]
       known.glyphs.clear();
       known.chars = 0;
     }
-    known.glyphs.set(text, (runs = made));
+    runs = made.length === 0 ? '' : made.length === 1 && made[0]!.face.pdf === font ? made[0]!.bytes : made;
+    known.glyphs.set(text, runs);
     known.chars += text.length;
   }
   return runs;
@@ -97,15 +99,17 @@ export function writeTextLine(doc: PDFKit.PDFDocument, text: string, x: number, 
   // One string per face: each moves the text position on by its glyphs' widths, so the next
   // follows it on the line.
   let shown = '';
-  for (const run of runs) {
-    const operator = fontOperatorOf(run.face.pdf.id, size);
+  const count = typeof runs === 'string' ? 1 : runs.length;
+  for (let i = 0; i < count; i++) {
+    const [runFont, bytes] = typeof runs === 'string' ? [font, runs] : [runs[i]!.face.pdf, runs[i]!.bytes];
+    const operator = fontOperatorOf(runFont.id, size);
     if (operator !== fontOperator) shown += fontOperator = operator;
-    shown += `(${run.bytes}) Tj\n`;
+    shown += `(${bytes}) Tj\n`;
+    page.fonts[runFont.id] ??= runFont.ref();
   }
   // In the page's top-down coordinates the text matrix flips back, to draw glyphs upright.
   const baseline = y + (font.ascender / 1000) * size;
   if (!appendContent(doc, `${fill}BT\n1 0 0 -1 ${num(x)} ${num(baseline)} Tm\n${shown}ET\n`)) return false;
-  for (const run of runs) page.fonts[run.face.pdf.id] ??= run.face.pdf.ref();
   if (fontOperator !== undefined) fontOnPage.set(page, fontOperator);
   return true;
 }

@@ -29,13 +29,14 @@ export interface FontkitFont {
 /** The typefaces the report's text is set in. */
 export type FontName = 'Sans' | 'Sans-Bold' | 'Mono';
 
-/** A parsed typeface and what a document needs to know of it. */
+/** A typeface and what a document needs to know of it. */
 export interface Face {
   /** The name the face is registered under in every document. */
-  name: string;
-  font: FontkitFont;
+  readonly name: string;
+  /** The parsed font (read from its file on first use). */
+  readonly font: FontkitFont;
   /** 1000 / units per em: glyph units to the PDF's thousandths of an em. */
-  scale: number;
+  readonly scale: number;
 }
 
 /** The Debian package whose font draws CJK text, and where it puts it. */
@@ -66,19 +67,30 @@ export interface Faces {
 
 let faces: Faces | null = null;
 
-function face(name: string, font: FontkitFont): Face {
-  return { name, font, scale: 1000 / font.unitsPerEm };
+/** A face whose file is read and parsed when first used (many reports need no fallback). */
+function lazyFace(name: string, load: () => FontkitFont): Face {
+  let font: FontkitFont | null = null;
+  return {
+    name,
+    get font() {
+      return (font ??= load());
+    },
+    get scale() {
+      return 1000 / this.font.unitsPerEm;
+    },
+  };
 }
 
-/** The report's faces, read and parsed at the first call (a few milliseconds: fontkit parses tables when first used). */
+/** The report's faces; each font file is read and parsed once per process, when first used. */
 export function loadFaces(): Faces {
   if (faces) return faces;
+  // fontkit parses a table when it is first read, so this is a few milliseconds a face.
   const parse = (buffer: Uint8Array, postscriptName?: string) => create(buffer, postscriptName) as FontkitFont;
-  const open = (name: keyof typeof PACKAGED): Face => face(name, parse(fs.readFileSync(require.resolve(PACKAGED[name]))));
-  const main = { Sans: open('Sans'), 'Sans-Bold': open('Sans-Bold'), Mono: open('Mono') };
-  const fallbacks = [open('Symbols'), open('Emoji')];
+  const packaged = (name: keyof typeof PACKAGED): Face => lazyFace(name, () => parse(fs.readFileSync(require.resolve(PACKAGED[name]))));
+  const main = { Sans: packaged('Sans'), 'Sans-Bold': packaged('Sans-Bold'), Mono: packaged('Mono') };
+  const fallbacks = [packaged('Symbols'), packaged('Emoji')];
   const cjk = fs.existsSync(CJK_FILE);
-  if (cjk) fallbacks.push(face('CJK', parse(fs.readFileSync(CJK_FILE), CJK_FACE)));
+  if (cjk) fallbacks.push(lazyFace('CJK', () => parse(fs.readFileSync(CJK_FILE), CJK_FACE)));
   // Last, for the monospaced face: Arimo has U+FFFD, which Cousine lacks.
   fallbacks.push(main.Sans);
   faces = { main, fallbacks, cjk };
