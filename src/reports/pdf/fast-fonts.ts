@@ -18,7 +18,7 @@
  * test reads the text of a report back and checks it character for character.
  */
 import { isCjk, loadFaces, warnNoCjkFont, type Face } from './fonts.js';
-import { chainOf, faceOf, glyphOf, glyphsOf, isReplaced, REPLACEMENT, widthOf, type Chain } from './glyphs.js';
+import { chainOf, faceOf, glyphOf, glyphsOf, isReplaced, REPLACEMENT, widthOf, type Chain, type LaidOut } from './glyphs.js';
 
 /** A glyph's placement, as pdfkit's EmbeddedFont.encode gives it. */
 interface Position {
@@ -45,6 +45,8 @@ interface EmbeddedFont {
 export interface DocFace {
   pdf: EmbeddedFont;
   chain: Chain;
+  /** The document's faces. */
+  state: DocFonts;
   /** The code of each character below U+10000 drawn in this face, -1 before; the others in `astralCodes`. */
   codes: Int32Array;
   astralCodes: Map<number, number>;
@@ -58,7 +60,8 @@ export interface Missing {
   cjk: boolean;
 }
 
-interface DocFonts {
+/** The report's faces in one document. */
+export interface DocFonts {
   doc: PDFKit.PDFDocument;
   faces: Map<Face, DocFace>;
   missing: Missing;
@@ -122,16 +125,16 @@ function openFace(state: DocFonts, face: Face): DocFace | null {
   Object.assign(d, { _font, _fontSource, _fontFamily });
   if (!isEmbeddedFont(pdf)) return null;
   const { fallbacks } = loadFaces();
-  const docFace: DocFace = { pdf, chain: chainOf(face, fallbacks), codes: new Int32Array(0x10000).fill(-1), astralCodes: new Map() };
+  const docFace: DocFace = { pdf, chain: chainOf(face, fallbacks), state, codes: new Int32Array(0x10000).fill(-1), astralCodes: new Map() };
   state.faces.set(face, docFace);
   docFaceOf.set(pdf, docFace);
   speedUp(state, docFace);
   return docFace;
 }
 
-/** The document's font for face `index` of the chain of `face`. */
-function faceAt(state: DocFonts, face: DocFace, index: number): DocFace | null {
-  return index === 0 ? face : openFace(state, face.chain.faces[index]!);
+/** The document's face for face `index` of the chain of `face`; null when it cannot be had. */
+export function faceAt(face: DocFace, index: number): DocFace | null {
+  return index === 0 ? face : openFace(face.state, face.chain.faces[index]!);
 }
 
 /** The characters of the document that no font had, so far. */
@@ -200,63 +203,19 @@ function shownCodePoint(state: DocFonts, entry: number, codePoint: number): numb
   return REPLACEMENT;
 }
 
-/** A stretch of a line in one face: the face, and its codes as the inside of a PDF literal string. */
-export interface GlyphRun {
-  face: DocFace;
-  bytes: string;
-}
-
-// The bytes of the runs being made; reused, since every call is synchronous.
-let scratch = Buffer.alloc(4096);
-const [OPEN, CLOSE, BACKSLASH, LF, CR] = [0x28, 0x29, 0x5c, 0x0a, 0x0d];
-/** The byte after a backslash for the bytes a literal string must escape, 0 for the others. */
-const ESCAPE = new Uint8Array(256);
-ESCAPE[OPEN] = OPEN;
-ESCAPE[CLOSE] = CLOSE;
-ESCAPE[BACKSLASH] = BACKSLASH;
-ESCAPE[LF] = 0x6e; // n
-ESCAPE[CR] = 0x72; // r
-
-function putByte(at: number, byte: number): number {
-  const escape = ESCAPE[byte]!;
-  if (escape === 0) {
-    scratch[at] = byte;
-    return at + 1;
-  }
-  scratch[at] = BACKSLASH;
-  scratch[at + 1] = escape;
-  return at + 2;
+/** The report's face of the document's current font, or null when it is not one. */
+export function currentFace(doc: PDFKit.PDFDocument): DocFace | null {
+  const current = (doc as unknown as { _font?: object })._font;
+  return (current && docFaceOf.get(current)) ?? null;
 }
 
 /**
- * `text` in the document's current face as runs of codes, one per face it takes; null when the
- * current font is not one of the report's faces.
+ * The code, in face `target`, of glyph `i` of `glyphs` (laid out in the chain of a face whose
+ * face `faceOf(entry)` is `target`), given on first use; a character no face has is noted.
  */
-export function glyphRuns(doc: PDFKit.PDFDocument, text: string): GlyphRun[] | null {
-  const current = (doc as unknown as { _font?: object })._font;
-  const face = current && docFaceOf.get(current);
-  const state = fontsByDoc.get(doc);
-  if (!face || !state) return null;
-  const glyphs = glyphsOf(face.chain, text);
-  if (scratch.length < 4 * glyphs.length) scratch = Buffer.alloc(8 * glyphs.length);
-  const runs: GlyphRun[] = [];
-  let runFace = face;
-  let start = 0;
-  let at = 0;
-  for (let i = 0; i < glyphs.length; i++) {
-    const entry = glyphs.entries[i]!;
-    const target = faceAt(state, face, faceOf(entry));
-    if (!target) return null;
-    if (target !== runFace) {
-      if (at > start) runs.push({ face: runFace, bytes: scratch.toString('latin1', start, at) });
-      runFace = target;
-      start = at;
-    }
-    const code = codeOf(target, shownCodePoint(state, entry, glyphs.codePoints[i]!), glyphOf(entry), glyphs.widths[i]!);
-    at = putByte(putByte(at, code >>> 8), code & 0xff);
-  }
-  if (at > start) runs.push({ face: runFace, bytes: scratch.toString('latin1', start, at) });
-  return runs;
+export function codeOfGlyph(target: DocFace, glyphs: LaidOut, i: number): number {
+  const entry = glyphs.entries[i]!;
+  return codeOf(target, shownCodePoint(target.state, entry, glyphs.codePoints[i]!), glyphOf(entry), glyphs.widths[i]!);
 }
 
 /** The parts of a pdfkit 0.20 document read or wrapped here. */
@@ -288,7 +247,7 @@ function drawFragmentsByFace(doc: PDFKit.PDFDocument, state: DocFonts): void {
   internals._fragment = (value, x, y, options) => {
     const text = `${value}`.replace(/\n/g, '');
     const face = docFaceOf.get(internals._font);
-    const runs = face && !options.wordSpacing && (options.align ?? 'left') === 'left' ? splitByFace(state, face, text) : null;
+    const runs = face && !options.wordSpacing && (options.align ?? 'left') === 'left' ? splitByFace(face, text) : null;
     if (!face || !runs || runs.length < 2) return fragment(text, x, y, options);
     const size = internals._fontSize;
     const spacing = options.characterSpacing ?? 0;
@@ -312,7 +271,7 @@ function drawFragmentsByFace(doc: PDFKit.PDFDocument, state: DocFonts): void {
  * `text` cut where the face of its characters changes (an ignorable character stays with the one
  * before it); null when a face cannot be had.
  */
-function splitByFace(state: DocFonts, face: DocFace, text: string): { face: DocFace; text: string }[] | null {
+function splitByFace(face: DocFace, text: string): { face: DocFace; text: string }[] | null {
   const runs: { face: DocFace; text: string }[] = [];
   const glyphs = glyphsOf(face.chain, text);
   let runFace: DocFace | null = null;
@@ -321,7 +280,7 @@ function splitByFace(state: DocFonts, face: DocFace, text: string): { face: DocF
   for (let i = 0; i < glyphs.length; i++) {
     const codePoint = glyphs.codePoints[i]!;
     const at = text.indexOf(String.fromCodePoint(codePoint), offset);
-    const target = faceAt(state, face, faceOf(glyphs.entries[i]!));
+    const target = faceAt(face, faceOf(glyphs.entries[i]!));
     if (!target) return null;
     if (target !== runFace) {
       if (runFace) runs.push({ face: runFace, text: text.slice(start, at) });

@@ -18,7 +18,8 @@
  * with `doc.text`, which gives the same glyphs at the same places.
  */
 import { appendContent, colorOperator, num } from './fast-content.js';
-import { glyphRuns, type GlyphRun } from './fast-fonts.js';
+import { codeOfGlyph, currentFace, faceAt, type DocFace } from './fast-fonts.js';
+import { faceOf, glyphsOf } from './glyphs.js';
 
 /** The parts of a pdfkit 0.20 document read or written here. */
 interface DocumentInternals {
@@ -52,6 +53,62 @@ function fontOperatorOf(id: string, size: number): string {
   let operator = bySize.get(size);
   if (operator === undefined) bySize.set(size, (operator = `/${id} ${num(size)} Tf\n`));
   return operator;
+}
+
+/** A stretch of a line in one face: the face, and its codes as the inside of a PDF literal string. */
+interface GlyphRun {
+  face: DocFace;
+  bytes: string;
+}
+
+// The bytes of the runs being made; reused, since every call is synchronous.
+let scratch = Buffer.alloc(4096);
+const [OPEN, CLOSE, BACKSLASH, LF, CR] = [0x28, 0x29, 0x5c, 0x0a, 0x0d];
+/** The byte after a backslash for the bytes a literal string must escape, 0 for the others. */
+const ESCAPE = new Uint8Array(256);
+ESCAPE[OPEN] = OPEN;
+ESCAPE[CLOSE] = CLOSE;
+ESCAPE[BACKSLASH] = BACKSLASH;
+ESCAPE[LF] = 0x6e; // n
+ESCAPE[CR] = 0x72; // r
+
+function putByte(at: number, byte: number): number {
+  const escape = ESCAPE[byte]!;
+  if (escape === 0) {
+    scratch[at] = byte;
+    return at + 1;
+  }
+  scratch[at] = BACKSLASH;
+  scratch[at + 1] = escape;
+  return at + 2;
+}
+
+/**
+ * `text` in the document's current face as runs of codes, one per face it takes; null when the
+ * current font is not one of the report's faces.
+ */
+function glyphRuns(doc: PDFKit.PDFDocument, text: string): GlyphRun[] | null {
+  const face = currentFace(doc);
+  if (!face) return null;
+  const glyphs = glyphsOf(face.chain, text);
+  if (scratch.length < 4 * glyphs.length) scratch = Buffer.alloc(8 * glyphs.length);
+  const runs: GlyphRun[] = [];
+  let runFace = face;
+  let start = 0;
+  let at = 0;
+  for (let i = 0; i < glyphs.length; i++) {
+    const target = faceAt(face, faceOf(glyphs.entries[i]!));
+    if (!target) return null;
+    if (target !== runFace) {
+      if (at > start) runs.push({ face: runFace, bytes: scratch.toString('latin1', start, at) });
+      runFace = target;
+      start = at;
+    }
+    const code = codeOfGlyph(target, glyphs, i);
+    at = putByte(putByte(at, code >>> 8), code & 0xff);
+  }
+  if (at > start) runs.push({ face: runFace, bytes: scratch.toString('latin1', start, at) });
+  return runs;
 }
 
 /** Characters of text whose glyphs a font keeps before they are dropped: a few megabytes at most. */
