@@ -149,3 +149,11 @@ test('the text formats keep every script intact (UTF-8)', async () => {
     for (const [script, value] of Object.entries(SCRIPTS)) assert.ok(output.includes(value), `${format}: ${script}`);
   }
 });
+
+test('a line wholly in a fallback face keeps its glyphs on pdfkit’s own text path too (the cover’s scan name)', async (t) => {
+  const base = sampleReport();
+  const text = pdfToText(t, await readAll(renderPdf(sampleReport({ scan: { ...base.scan, name: '🐧🦀' } }))), '-layout', '-l', '1');
+  if (text === null) return;
+  assert.match(text, /^\s*🐧🦀$/m, 'the scan name under the title');
+  assert.ok(!text.includes('\ufffd'));
+});

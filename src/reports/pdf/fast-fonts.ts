@@ -106,7 +106,7 @@ export function installFonts(doc: PDFKit.PDFDocument): void {
   const state: DocFonts = { doc, faces: new Map(), missing: { examples: new Set(), cjk: false } };
   for (const face of Object.values(main)) if (!openFace(state, face)) return;
   fontsByDoc.set(doc, state);
-  drawFragmentsByFace(doc, state);
+  drawFragmentsByFace(doc);
 }
 
 /**
@@ -210,8 +210,8 @@ export function currentFace(doc: PDFKit.PDFDocument): DocFace | null {
 }
 
 /**
- * The code, in face `target`, of glyph `i` of `glyphs` (laid out in the chain of a face whose
- * face `faceOf(entry)` is `target`), given on first use; a character no face has is noted.
+ * The code of glyph `i` of `glyphs` in `target`, the face its entry names, given on first use; a
+ * character no face has is noted.
  */
 export function codeOfGlyph(target: DocFace, glyphs: LaidOut, i: number): number {
   const entry = glyphs.entries[i]!;
@@ -236,10 +236,11 @@ interface FragmentOptions {
 
 /**
  * Wraps pdfkit's `_fragment` (one line's worth of text at a point, in the current font) so that a
- * line with characters of several faces is drawn as one fragment per face, one after the other on
- * the baseline of the line's own face. Left and right alignment only (the report uses no other).
+ * line with characters of other faces is drawn as one fragment per face, one after the other on
+ * the baseline of the line's own face. Left-aligned text only (the report aligns text right by
+ * placing it itself); other text is drawn in the line's face alone.
  */
-function drawFragmentsByFace(doc: PDFKit.PDFDocument, state: DocFonts): void {
+function drawFragmentsByFace(doc: PDFKit.PDFDocument): void {
   const d = doc as unknown as Partial<FragmentInternals>;
   if (typeof d._fragment !== 'function') return;
   const fragment = d._fragment.bind(doc);
@@ -248,7 +249,7 @@ function drawFragmentsByFace(doc: PDFKit.PDFDocument, state: DocFonts): void {
     const text = `${value}`.replace(/\n/g, '');
     const face = docFaceOf.get(internals._font);
     const runs = face && !options.wordSpacing && (options.align ?? 'left') === 'left' ? splitByFace(face, text) : null;
-    if (!face || !runs || runs.length < 2) return fragment(text, x, y, options);
+    if (!face || !runs || runs.length === 0 || (runs.length === 1 && runs[0]!.face === face)) return fragment(text, x, y, options);
     const size = internals._fontSize;
     const spacing = options.characterSpacing ?? 0;
     // Each fragment is placed by its own font's ascender; the line's face sets the baseline.

@@ -17,9 +17,7 @@ import { create } from 'fontkit';
 
 /** The parts of a fontkit 2 font read here (pdfkit embeds it, subset). */
 export interface FontkitFont {
-  postscriptName: string;
   unitsPerEm: number;
-  ascent: number;
   glyphForCodePoint(codePoint: number): { id: number; advanceWidth: number };
   hasGlyphForCodePoint(codePoint: number): boolean;
   /** pdfkit takes an object with this method for a parsed font. */
