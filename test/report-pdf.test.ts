@@ -6,8 +6,6 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
-import PDFDocument from 'pdfkit';
-import { accelerateCurrentFont } from '../src/reports/pdf/fast-fonts.js';
 import type { ReportFinding } from '../src/reports/report.js';
 import { THREAT_ORDER } from '../src/reports/report.js';
 import { renderPdf } from '../src/reports/render-pdf.js';
@@ -80,11 +78,11 @@ test('the sample report is a complete PDF with every section a reader needs', as
   assert.match(text.slice(narrativeAt), /\[#2\]/);
 });
 
-test('text outside WinAnsi and control characters are replaced, long words wrap', async (t) => {
+test('control characters are shown as ?, text outside Latin-1 is drawn, long words wrap', async (t) => {
   const text = pdfToText(t, await readAll(renderPdf(sampleReport())));
   if (text === null) return;
   assert.ok(text.includes('bell? and escape?[31m red'), 'control characters shown as ?');
-  assert.ok(text.includes('Ünïcödé — ?? — emoji ?'), 'Latin-1 and WinAnsi kept, CJK and emoji as ?');
+  assert.ok(text.includes('Ünïcödé — ') && text.includes(' — emoji 🔥'), 'Latin-1 and emoji drawn (report-unicode.test.ts has every script)');
   const runs = [...text.matchAll(/^\s*(A+)\s*$/gm)].map((match) => match[1]!.length);
   assert.ok(runs.length > 1 && Math.max(...runs) < 400, `400 A's wrapped over lines, got runs ${runs.join(', ')}`);
   assert.equal(runs.reduce((sum, n) => sum + n, 0), 400, "all 400 A's on the page");
@@ -144,23 +142,6 @@ test('10,000 findings render in full, over many pages', async (t) => {
   assert.ok(text.includes('so its low findings are listed in short'), 'a large run says why its minor findings are short');
   assert.ok(text.includes('so its informational findings are listed in short'));
   assert.ok(!text.includes('so its critical findings are listed in short'));
-});
-
-test('the sped-up standard fonts measure and encode exactly as pdfkit does', () => {
-  const plain = new PDFDocument({ autoFirstPage: false });
-  const fast = new PDFDocument({ autoFirstPage: false });
-  const samples = ['', 'Hello, World', 'AVAWAY To Ty Wa', 'Ünïcödé — “quotes” … € ‰', 'tab\tand\u0007bell', '漢字 and emoji 🔥', 'x'.repeat(2000)];
-  for (const font of ['Helvetica', 'Helvetica-Bold', 'Courier']) {
-    plain.font(font).fontSize(9.5);
-    fast.font(font).fontSize(9.5);
-    accelerateCurrentFont(fast);
-    const [plainFont, fastFont] = [plain, fast].map((doc) => (doc as unknown as { _font: { encode(text: string): unknown } })._font);
-    assert.notEqual(fastFont!.encode, plainFont!.encode, `${font} is sped up`);
-    for (const sample of samples) {
-      assert.equal(fast.widthOfString(sample), plain.widthOfString(sample), `${font} width of ${sample.slice(0, 20)}`);
-      assert.deepEqual(fastFont!.encode(sample), plainFont!.encode(sample), `${font} encoding of ${sample.slice(0, 20)}`);
-    }
-  }
 });
 
 test('an error while reading findings destroys the stream with that error', async () => {

@@ -4,7 +4,8 @@
  * threat, and the findings fixed since the previous run.
  *
  * The drawing lives in `pdf/`: `document.ts` (the stream, backpressure, page footers), `pen.ts`
- * (drawing state and primitives), `text.ts` (WinAnsi safety), one module per section, and
+ * (drawing state and primitives), `text.ts` (text made ready for the page), `fonts.ts` and
+ * `glyphs.ts` (the embedded fonts, and which draws each character), one module per section, and
  * `finding-full.ts` / `finding-dense.ts` for the findings themselves (a large run's are dense).
  * `fast-fonts.ts`, `fast-text.ts`, `fast-shapes.ts`, `fast-content.ts` and `wrap.ts` make
  * pdfkit's text measuring, line breaking and writing cheap enough for 10,000 findings in a couple
@@ -17,7 +18,7 @@ import { startSection } from './pdf/elements.js';
 import { drawFindings } from './pdf/findings.js';
 import { drawNarrative } from './pdf/narrative.js';
 import type { Pen } from './pdf/pen.js';
-import { drawFixed, drawServices } from './pdf/sections.js';
+import { drawFixed, drawMissingCharacters, drawServices } from './pdf/sections.js';
 import { drawSummary } from './pdf/summary.js';
 import type { ReportRecord } from './report.js';
 
@@ -51,5 +52,6 @@ async function drawDocument(pen: Pen, out: PdfStream): Promise<void> {
   if (!(await drawFindings(pen, out))) return;
   startSection(pen, 'Fixed since the previous run');
   if (!(await drawFixed(pen, out))) return;
+  drawMissingCharacters(pen);
   pen.doc.end();
 }

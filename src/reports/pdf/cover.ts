@@ -14,11 +14,11 @@ export function drawCover(pen: Pen): void {
   const { doc, record } = pen;
   const { run, scan } = record;
   fillRect(pen, 0, 0, PAGE_WIDTH, 215, ACCENT);
-  setStyle(pen, 'Helvetica-Bold', 9, '#9fb3c8');
+  setStyle(pen, 'Sans-Bold', 9, '#9fb3c8');
   ink(pen).text('RAMPART  ·  SECURITY SCAN', MARGIN, 62, { characterSpacing: 1.5, lineBreak: false });
-  setStyle(pen, 'Helvetica-Bold', 26, '#ffffff');
+  setStyle(pen, 'Sans-Bold', 26, '#ffffff');
   ink(pen).text('Rampart scan report', MARGIN, 82, { width: WIDTH });
-  setStyle(pen, 'Helvetica', 15, '#e4e7eb');
+  setStyle(pen, 'Sans', 15, '#e4e7eb');
   ink(pen).text(pdfLine(scan.name, 400), MARGIN, 122, { width: WIDTH, height: 60, ellipsis: true });
 
   const outcome = run.outcome ?? (run.status === 'current' ? 'in progress' : 'unknown');
@@ -47,12 +47,12 @@ export function drawCover(pen: Pen): void {
   );
 
   doc.y += 26;
-  setStyle(pen, 'Helvetica-Bold', 10, INK);
+  setStyle(pen, 'Sans-Bold', 10, INK);
   ink(pen).text(`${plural(record.total, 'present finding')} by threat`, MARGIN, doc.y);
   doc.y += 8;
   tiles(pen, THREAT_ORDER.map((threat) => ({ value: record.counts[threat], label: threat, color: THREAT_COLOR[threat] })));
 
   const note = 'Confidential. This report describes security weaknesses of the systems named above; share it only with those who need it.';
-  setStyle(pen, 'Helvetica', 8, MUTED);
+  setStyle(pen, 'Sans', 8, MUTED);
   ink(pen).text(note, MARGIN, PAGE_HEIGHT - 100, { width: WIDTH });
 }

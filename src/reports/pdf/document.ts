@@ -11,6 +11,7 @@
 import { Readable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import type { ReportRecord } from '../report.js';
+import { installFonts } from './fast-fonts.js';
 import { createPen, fit, hairline, ink, setStyle, textAt, widthOf, type Pen } from './pen.js';
 import { pdfLine } from './text.js';
 import { MARGIN, MUTED, PAGE_HEIGHT, RIGHT, WIDTH } from './theme.js';
@@ -116,6 +117,7 @@ export function openDocument(record: ReportRecord, out: PdfStream): Pen {
     lang: 'en',
     info: { Title: pdfLine(`Rampart scan report: ${record.scan.name}`), Author: 'Rampart', Creator: 'Rampart', CreationDate: record.generatedAt },
   });
+  installFonts(doc);
   writeDirectly(doc, out);
   doc.on('data', (chunk: Buffer) => out.gather(chunk));
   doc.on('end', () => out.finish());
@@ -178,7 +180,7 @@ function decoratePage(pen: Pen, footer: (pen: Pen, room: number) => string): voi
   doc.page.margins.bottom = 0;
   const y = PAGE_HEIGHT - 34;
   hairline(pen, y - 7);
-  setStyle(pen, 'Helvetica', 7.5, MUTED);
+  setStyle(pen, 'Sans', 7.5, MUTED);
   const page = `Page ${pen.pageNumber}`;
   const pageWidth = widthOf(pen, page);
   textAt(pen, page, RIGHT - pageWidth, y);

@@ -10,7 +10,7 @@ import { ACCENT, BADGE_TEXT, INK, MARGIN, MUTED, RIGHT, THREAT_COLOR, TINT, WIDT
 export function startSection(pen: Pen, title: string): PDFKit.PDFOutline {
   if (!atPageTop(pen)) pen.doc.addPage();
   const { doc } = pen;
-  setStyle(pen, 'Helvetica-Bold', 18, ACCENT);
+  setStyle(pen, 'Sans-Bold', 18, ACCENT);
   flowText(pen, title, MARGIN, WIDTH);
   const y = doc.y + 3;
   hairline(pen, y, 1, ACCENT);
@@ -23,7 +23,7 @@ export function heading2(pen: Pen, title: string, color: string = INK): void {
   const { doc } = pen;
   ensureSpace(pen, 60);
   doc.y += 6;
-  setStyle(pen, 'Helvetica-Bold', 13, color);
+  setStyle(pen, 'Sans-Bold', 13, color);
   flowText(pen, title, MARGIN, WIDTH);
   const y = doc.y + 2;
   hairline(pen, y);
@@ -33,13 +33,13 @@ export function heading2(pen: Pen, title: string, color: string = INK): void {
 /** Wrapped prose at the cursor, from `x` to the right margin, with `gap` points under it. */
 export function paragraph(pen: Pen, text: string, options: { size?: number; color?: string; x?: number; gap?: number } = {}): void {
   const x = options.x ?? MARGIN;
-  setStyle(pen, 'Helvetica', options.size ?? 10, options.color ?? INK);
+  setStyle(pen, 'Sans', options.size ?? 10, options.color ?? INK);
   flowText(pen, text, x, RIGHT - x, { lineGap: 1.5 });
   pen.doc.y += options.gap ?? 6;
 }
 
 const BADGE_HEIGHT = 12;
-// The standard fonts' metrics never change, so a badge's width is measured once per process.
+// The fonts never change within a process, so a badge's width is measured once per process.
 const badgeWidths = new Map<Threat, number>();
 
 /** The width of a threat badge. */
@@ -47,7 +47,7 @@ export function badgeWidth(pen: Pen, threat: Threat): number {
   let width = badgeWidths.get(threat);
   if (width === undefined) {
     const resume = { ...pen.style };
-    setStyle(pen, 'Helvetica-Bold', 7, INK);
+    setStyle(pen, 'Sans-Bold', 7, INK);
     badgeWidths.set(threat, (width = widthOf(pen, threat.toUpperCase()) + 10));
     setStyle(pen, resume.font, resume.size, resume.color);
   }
@@ -58,7 +58,7 @@ export function badgeWidth(pen: Pen, threat: Threat): number {
 export function badge(pen: Pen, threat: Threat, x: number, y: number): number {
   const width = badgeWidth(pen, threat);
   fillRoundedRect(pen, x, y, width, BADGE_HEIGHT, 2.5, THREAT_COLOR[threat]);
-  setStyle(pen, 'Helvetica-Bold', 7, BADGE_TEXT[threat]);
+  setStyle(pen, 'Sans-Bold', 7, BADGE_TEXT[threat]);
   textAt(pen, threat.toUpperCase(), x + 5, y + 3);
   return width;
 }
@@ -68,13 +68,13 @@ export function keyValues(pen: Pen, rows: [string, string, string?][], labelWidt
   const { doc } = pen;
   const valueWidth = WIDTH - labelWidth;
   for (const [label, value, color] of rows) {
-    setStyle(pen, 'Helvetica', 10);
+    setStyle(pen, 'Sans', 10);
     const height = Math.max(heightOf(pen, value, valueWidth), 12) + 10;
     ensureSpace(pen, height);
     const y = doc.y;
-    setStyle(pen, 'Helvetica-Bold', 9, MUTED);
+    setStyle(pen, 'Sans-Bold', 9, MUTED);
     textIn(pen, label, MARGIN, y + 5.5, labelWidth - 10);
-    setStyle(pen, 'Helvetica', 10, color ?? INK);
+    setStyle(pen, 'Sans', 10, color ?? INK);
     textIn(pen, value, MARGIN + labelWidth, y + 5, valueWidth);
     hairline(pen, y + height, 0.4);
     doc.x = MARGIN;
@@ -92,9 +92,9 @@ export function tiles(pen: Pen, items: { value: number | string; label: string; 
     const x = MARGIN + i * (width + gap);
     fillRect(pen, x, y, width, 52, TINT);
     fillRect(pen, x, y, width, 3, item.color);
-    setStyle(pen, 'Helvetica-Bold', 20, INK);
+    setStyle(pen, 'Sans-Bold', 20, INK);
     textAt(pen, String(item.value), x + 8, y + 11);
-    setStyle(pen, 'Helvetica', 8, MUTED);
+    setStyle(pen, 'Sans', 8, MUTED);
     textAt(pen, fit(pen, item.label, width - 16), x + 8, y + 36);
   });
   doc.x = MARGIN;

@@ -1,31 +1,26 @@
 /**
- * Faster text measuring and encoding for pdfkit's standard fonts, with the same results.
+ * The report's faces in a document: registered with pdfkit, which embeds a subset of each it drew
+ * with, and measured and encoded through the tables of `glyphs.ts`, a character in whichever face
+ * has it.
  *
- * Why: pdfkit walks every string it draws three times (it measures it twice and encodes it once),
- * and for the standard fonts each character costs a glyph-name lookup, a width lookup and a
- * kerning lookup that builds the string `left + '\0' + right` to index an object of a thousand
- * keys. On a 10,000-finding report that was about a third of all the time (24 s down to 16 s with
- * this alone). Here a font's metrics are laid out once per process as arrays indexed by WinAnsi
- * code, so a character costs a few array reads.
+ * Why: pdfkit sets a text in one font, through fontkit's layout engine (shaping, kerning), which
+ * costs microseconds a character, measured three times a string; and it knows nothing of fallback
+ * fonts. Here each face's `widthOfString` and `encode` are replaced by table reads, and pdfkit's
+ * `_fragment`, which every line it draws goes through, is wrapped to draw a line whose characters
+ * come from several faces as one run per face on one baseline. Codes are given per character: a
+ * glyph that a font uses for two characters (' ' and U+00A0, '-' and the soft hyphen) gets a code
+ * for each, so the ToUnicode map copies out each as what it is.
  *
- * Risk: this replaces two methods of a pdfkit internal object (the document's `_font`, a
- * StandardFont of pdfkit 0.20). The tables are computed from that font's own data and methods,
- * strings with a character outside them fall back to the original methods, and the replacement is
- * only installed when the font has exactly the shape expected; on any other shape the font is left
- * alone, which is slower but still right. The report test checks that widths and encodings match
- * an untouched font.
+ * Risk: this replaces two methods of pdfkit 0.20's EmbeddedFont objects, wraps a method of the
+ * document, and adds glyphs to fontkit 2's subset (`includeGlyph`, and `glyphs` for a second code
+ * of a glyph). It is only done when each has exactly the shape expected; otherwise pdfkit draws on
+ * its own, the main faces still right and the fallbacks' characters as empty boxes. The report
+ * test reads the text of a report back and checks it character for character.
  */
+import { isCjk, loadFaces, warnNoCjkFont, type Face } from './fonts.js';
+import { chainOf, faceOf, glyphOf, glyphsOf, isReplaced, REPLACEMENT, widthOf, type Chain, type LaidOut } from './glyphs.js';
 
-/** The parts of pdfkit's AFMFont (pdfkit 0.20) read here. */
-interface AfmFont {
-  name: string;
-  kernPairs: Record<string, number>;
-  encodeText(text: string): string[];
-  characterToGlyph(code: number): string;
-  widthOfGlyph(glyph: string): number;
-}
-
-/** A glyph's placement, as pdfkit's StandardFont.encode gives it. */
+/** A glyph's placement, as pdfkit's EmbeddedFont.encode gives it. */
 interface Position {
   xAdvance: number;
   yAdvance: number;
@@ -34,145 +29,267 @@ interface Position {
   advanceWidth: number;
 }
 
-/** The parts of pdfkit's StandardFont (pdfkit 0.20) replaced or read. */
-interface StandardFont {
-  font: AfmFont;
+/** The parts of pdfkit 0.20's EmbeddedFont read or replaced. */
+interface EmbeddedFont {
+  id: string;
+  ascender: number;
+  subset: { glyphs: number[]; mapping: Record<number, number | undefined>; includeGlyph(glyph: number): number };
+  widths: number[];
+  unicode: number[][];
   widthOfString(text: string, size: number, features?: unknown): number;
   encode(text: string, features?: unknown): [string[], Position[]];
+  ref(): unknown;
 }
 
-/** A standard font's metrics by WinAnsi code (0-255): width, hex code, and kerning by pair. */
-interface Metrics {
-  /** WinAnsi code of each UTF-16 code unit below 0x2200; -1 for none or a control code (the original methods handle it). */
-  codeOf: Int16Array;
-  width: Float64Array;
-  hex: string[];
-  /** Kerning of the pair (left, right) at `left * 256 + right`. */
-  kern: Float64Array;
+/** A face in one document: pdfkit's font, the face's chain, and the codes given so far. */
+export interface DocFace {
+  pdf: EmbeddedFont;
+  chain: Chain;
+  /** The document's faces. */
+  state: DocFonts;
+  /** The code of each character below U+10000 drawn in this face, -1 before; the others in `astralCodes`. */
+  codes: Int32Array;
+  astralCodes: Map<number, number>;
 }
 
-const CODE_UNITS = 0x2200; // past the last WinAnsi character (U+2122, trade mark)
-// The standard fonts' data never changes, so their metrics are laid out once per process.
-const metricsByFont = new Map<string, Metrics>();
-const accelerated = new WeakMap<object, Metrics>();
-
-function standardFontOf(doc: PDFKit.PDFDocument): StandardFont | null {
-  const font = (doc as unknown as { _font?: Partial<StandardFont> })._font;
-  const afm = font?.font as Partial<AfmFont> | undefined;
-  if (!font || !afm || typeof afm.name !== 'string' || typeof afm.kernPairs !== 'object' || afm.kernPairs === null) return null;
-  if (typeof font.widthOfString !== 'function' || typeof font.encode !== 'function') return null;
-  const methods = ['encodeText', 'characterToGlyph', 'widthOfGlyph'] as const;
-  return methods.every((name) => typeof afm[name] === 'function') ? (font as StandardFont) : null;
+/** What a document's text needed that the machine's fonts lack, for the note at its end. */
+export interface Missing {
+  /** The first few characters drawn as U+FFFD. */
+  examples: Set<number>;
+  /** Whether one of them is CJK and the optional CJK font is not installed. */
+  cjk: boolean;
 }
 
-function layOut(afm: AfmFont): Metrics {
-  const codeOf = new Int16Array(CODE_UNITS).fill(-1);
-  // Every code unit at once: encodeText maps each character on its own.
-  const units = Array.from({ length: CODE_UNITS }, (_, unit) => String.fromCharCode(unit)).join('');
-  afm.encodeText(units).forEach((hex, unit) => {
-    const code = parseInt(hex, 16);
-    // Control characters are left to pdfkit too: they need escapes when written, and are rare.
-    if (code >= 0x20 && code < 256) codeOf[unit] = code;
-  });
-  const width = new Float64Array(256);
-  const hex: string[] = [];
-  const codesOfGlyph = new Map<string, number[]>();
-  for (let code = 0; code < 256; code++) {
-    const glyph = afm.characterToGlyph(code);
-    width[code] = afm.widthOfGlyph(glyph);
-    hex[code] = code.toString(16);
-    codesOfGlyph.set(glyph, (codesOfGlyph.get(glyph) ?? []).concat(code));
-  }
-  const kern = new Float64Array(256 * 256);
-  for (const [pair, amount] of Object.entries(afm.kernPairs)) {
-    const [left, right] = pair.split('\0') as [string, string];
-    for (const l of codesOfGlyph.get(left) ?? []) for (const r of codesOfGlyph.get(right) ?? []) kern[l * 256 + r] = amount;
-  }
-  return { codeOf, width, hex, kern };
+/** The report's faces in one document. */
+export interface DocFonts {
+  doc: PDFKit.PDFDocument;
+  faces: Map<Face, DocFace>;
+  missing: Missing;
 }
 
-// The codes of the string being measured or encoded; reused, since every call is synchronous.
-let codes = new Int16Array(1024);
-// The string `codes` holds the codes of, and the font: most strings are measured, then written
-// (`fast-text.ts`), and are walked once.
-let codesText: string | null = null;
-let codesMetrics: Metrics | null = null;
+/** The parts of a pdfkit 0.20 document `doc.font` sets. */
+interface FontState {
+  _font: unknown;
+  _fontSource: unknown;
+  _fontFamily: unknown;
+}
 
-/** Puts the WinAnsi codes of `text` in `codes`; false when a character has none (left to pdfkit's own methods). */
-function toCodes(metrics: Metrics, text: string): boolean {
-  if (text === codesText && metrics === codesMetrics) return true;
-  codesText = null;
-  const { codeOf } = metrics;
-  if (codes.length < text.length) codes = new Int16Array(2 * text.length);
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    const code = unit < CODE_UNITS ? codeOf[unit]! : -1;
-    if (code < 0) return false;
-    codes[i] = code;
-  }
-  codesText = text;
-  codesMetrics = metrics;
-  return true;
+const fontsByDoc = new WeakMap<object, DocFonts>();
+const docFaceOf = new WeakMap<object, DocFace>();
+const MISSING_EXAMPLES = 8;
+
+function isEmbeddedFont(font: Partial<EmbeddedFont> | undefined): font is EmbeddedFont {
+  const subset = font?.subset;
+  return (
+    !!font &&
+    typeof font.id === 'string' &&
+    typeof font.ascender === 'number' &&
+    typeof font.widthOfString === 'function' &&
+    typeof font.encode === 'function' &&
+    typeof font.ref === 'function' &&
+    Array.isArray(font.widths) &&
+    Array.isArray(font.unicode) &&
+    !!subset &&
+    Array.isArray(subset.glyphs) &&
+    typeof subset.mapping === 'object' &&
+    typeof subset.includeGlyph === 'function'
+  );
 }
 
 /**
- * Speeds up the document's current font when it is one of pdfkit's standard fonts; call it after
- * each `doc.font(...)`. Idempotent and cheap once a font is done.
+ * Registers the report's main faces with `doc`, under the names of `FontName`, and makes them
+ * measure and encode through the tables; the fallbacks are registered when first drawn with. Call
+ * once, before drawing.
  */
-export function accelerateCurrentFont(doc: PDFKit.PDFDocument): void {
-  const current = (doc as unknown as { _font?: object })._font;
-  if (current && accelerated.has(current)) return;
-  const font = standardFontOf(doc);
-  if (!font) return;
-  let metrics = metricsByFont.get(font.font.name);
-  if (!metrics) metricsByFont.set(font.font.name, (metrics = layOut(font.font)));
-  accelerated.set(font, metrics);
-  const { width, hex, kern } = metrics;
-  const slowWidth = font.widthOfString.bind(font);
-  const slowEncode = font.encode.bind(font);
+export function installFonts(doc: PDFKit.PDFDocument): void {
+  const { main } = loadFaces();
+  const state: DocFonts = { doc, faces: new Map(), missing: { examples: new Set(), cjk: false } };
+  for (const face of Object.values(main)) if (!openFace(state, face)) return;
+  fontsByDoc.set(doc, state);
+  drawFragmentsByFace(doc);
+}
 
-  font.widthOfString = (value: string, size: number, features?: unknown): number => {
-    const text = `${value}`;
-    if (!toCodes(metrics, text)) return slowWidth(text, size, features);
-    // Widths and kerning are whole units of 1/1000 em, so the sum is exact in any order.
-    let total = 0;
-    const last = text.length - 1;
-    for (let i = 0; i < last; i++) total += width[codes[i]!]! + kern[codes[i]! * 256 + codes[i + 1]!]!;
-    if (last >= 0) total += width[codes[last]!]!;
-    return total * (size / 1000);
-  };
-  font.encode = (value: string, features?: unknown): [string[], Position[]] => {
-    const text = `${value}`;
-    if (!toCodes(metrics, text)) return slowEncode(text, features);
-    const encoded = new Array<string>(text.length);
-    const positions = new Array<Position>(text.length);
-    for (let i = 0; i < text.length; i++) {
-      const code = codes[i]!;
-      const advanceWidth = width[code]!;
-      const kerning = i + 1 < text.length ? kern[code * 256 + codes[i + 1]!]! : 0;
-      encoded[i] = hex[code]!;
-      positions[i] = { xAdvance: advanceWidth + kerning, yAdvance: 0, xOffset: 0, yOffset: 0, advanceWidth };
+/**
+ * pdfkit's font for `face` in the document, sped up, made the first time it is needed (a fallback
+ * may never be: pdfkit reads a few of a font's tables when it makes one, some 50 ms for the CJK
+ * font's the first time in a process). The document's current font is left as it was.
+ */
+function openFace(state: DocFonts, face: Face): DocFace | null {
+  const known = state.faces.get(face);
+  if (known) return known;
+  const d = state.doc as unknown as FontState;
+  const { _font, _fontSource, _fontFamily } = d;
+  state.doc.registerFont(face.name, face.font as unknown as string);
+  state.doc.font(face.name);
+  const pdf = d._font as Partial<EmbeddedFont> | undefined;
+  Object.assign(d, { _font, _fontSource, _fontFamily });
+  if (!isEmbeddedFont(pdf)) return null;
+  const { fallbacks } = loadFaces();
+  const docFace: DocFace = { pdf, chain: chainOf(face, fallbacks), state, codes: new Int32Array(0x10000).fill(-1), astralCodes: new Map() };
+  state.faces.set(face, docFace);
+  docFaceOf.set(pdf, docFace);
+  speedUp(state, docFace);
+  return docFace;
+}
+
+/** The document's face for face `index` of the chain of `face`; null when it cannot be had. */
+export function faceAt(face: DocFace, index: number): DocFace | null {
+  return index === 0 ? face : openFace(face.state, face.chain.faces[index]!);
+}
+
+/** The characters of the document that no font had, so far. */
+export function missingCharacters(doc: PDFKit.PDFDocument): Missing | null {
+  return fontsByDoc.get(doc)?.missing ?? null;
+}
+
+function noteMissing(missing: Missing, codePoint: number): void {
+  if (missing.examples.size < MISSING_EXAMPLES) missing.examples.add(codePoint);
+  if (!missing.cjk && isCjk(codePoint) && !loadFaces().cjk) {
+    missing.cjk = true;
+    warnNoCjkFont();
+  }
+}
+
+/** The code of a character in a face of the document, given on first use. */
+function codeOf(face: DocFace, codePoint: number, glyph: number, width: number): number {
+  let code = codePoint < 0x10000 ? face.codes[codePoint]! : (face.astralCodes.get(codePoint) ?? -1);
+  if (code >= 0) return code;
+  const { subset, unicode, widths } = face.pdf;
+  code = subset.mapping[glyph] ?? -1;
+  if (code < 0) {
+    code = subset.includeGlyph(glyph);
+  } else if (unicode[code]?.length !== 1 || unicode[code]![0] !== codePoint) {
+    // The glyph stands for another character already: a code of its own for this one.
+    subset.glyphs.push(glyph);
+    code = subset.glyphs.length - 1;
+  }
+  widths[code] ??= width;
+  unicode[code] ??= [codePoint];
+  if (codePoint < 0x10000) face.codes[codePoint] = code;
+  else face.astralCodes.set(codePoint, code);
+  return code;
+}
+
+function speedUp(state: DocFonts, face: DocFace): void {
+  const { pdf, chain } = face;
+  pdf.widthOfString = (text: string, size: number): number => widthOf(chain, `${text}`) * (size / 1000);
+  // pdfkit's own drawing calls this with text in this face alone (`drawFragmentsByFace` splits it).
+  pdf.encode = (text: string): [string[], Position[]] => {
+    const glyphs = glyphsOf(chain, `${text}`);
+    const encoded = new Array<string>(glyphs.length);
+    const positions = new Array<Position>(glyphs.length);
+    for (let i = 0; i < glyphs.length; i++) {
+      const entry = glyphs.entries[i]!;
+      let width = glyphs.widths[i]!;
+      let code: number;
+      if (faceOf(entry) !== 0) {
+        // A character of another face, drawn here only if a caller did not split the line.
+        width = pdf.widths[0]!;
+        code = codeOf(face, REPLACEMENT, 0, width);
+      } else {
+        code = codeOf(face, shownCodePoint(state, entry, glyphs.codePoints[i]!), glyphOf(entry), width);
+      }
+      encoded[i] = code.toString(16).padStart(4, '0');
+      positions[i] = { xAdvance: width, yAdvance: 0, xOffset: 0, yOffset: 0, advanceWidth: width };
     }
     return [encoded, positions];
   };
 }
 
-/** The WinAnsi codes of a string and the kerning of its font, for writing it into the page. */
-export interface GlyphRun {
-  /** The codes, in the first `length` entries (the array is reused by the next call). */
-  codes: Int16Array;
-  length: number;
-  /** Kerning of the pair (left, right) at `left * 256 + right`, in 1/1000 em. */
-  kern: Float64Array;
+/** The character a glyph shows: its own, or U+FFFD (noted) for one no face has. */
+function shownCodePoint(state: DocFonts, entry: number, codePoint: number): number {
+  if (!isReplaced(entry)) return codePoint;
+  if (codePoint !== REPLACEMENT) noteMissing(state.missing, codePoint);
+  return REPLACEMENT;
+}
+
+/** The report's face of the document's current font, or null when it is not one. */
+export function currentFace(doc: PDFKit.PDFDocument): DocFace | null {
+  const current = (doc as unknown as { _font?: object })._font;
+  return (current && docFaceOf.get(current)) ?? null;
 }
 
 /**
- * `text` as WinAnsi codes of the document's current font, or null when the font is not one sped up
- * here or a character is outside its tables.
+ * The code of glyph `i` of `glyphs` in `target`, the face its entry names, given on first use; a
+ * character no face has is noted.
  */
-export function glyphRun(doc: PDFKit.PDFDocument, text: string): GlyphRun | null {
-  const font = (doc as unknown as { _font?: object })._font;
-  const metrics = font && accelerated.get(font);
-  if (!metrics || !toCodes(metrics, text)) return null;
-  return { codes, length: text.length, kern: metrics.kern };
+export function codeOfGlyph(target: DocFace, glyphs: LaidOut, i: number): number {
+  const entry = glyphs.entries[i]!;
+  return codeOf(target, shownCodePoint(target.state, entry, glyphs.codePoints[i]!), glyphOf(entry), glyphs.widths[i]!);
+}
+
+/** The parts of a pdfkit 0.20 document read or wrapped here. */
+interface FragmentInternals {
+  _fragment(text: string, x: number, y: number, options: FragmentOptions): void;
+  _font: object;
+  _fontSize: number;
+}
+
+interface FragmentOptions {
+  align?: string;
+  baseline?: unknown;
+  wordSpacing?: number;
+  characterSpacing?: number;
+  textWidth?: number;
+  wordCount?: number;
+}
+
+/**
+ * Wraps pdfkit's `_fragment` (one line's worth of text at a point, in the current font) so that a
+ * line with characters of other faces is drawn as one fragment per face, one after the other on
+ * the baseline of the line's own face. Left-aligned text only (the report aligns text right by
+ * placing it itself); other text is drawn in the line's face alone.
+ */
+function drawFragmentsByFace(doc: PDFKit.PDFDocument): void {
+  const d = doc as unknown as Partial<FragmentInternals>;
+  if (typeof d._fragment !== 'function') return;
+  const fragment = d._fragment.bind(doc);
+  const internals = d as FragmentInternals;
+  internals._fragment = (value, x, y, options) => {
+    const text = `${value}`.replace(/\n/g, '');
+    const face = docFaceOf.get(internals._font);
+    const runs = face && !options.wordSpacing && (options.align ?? 'left') === 'left' ? splitByFace(face, text) : null;
+    if (!face || !runs || runs.length === 0 || (runs.length === 1 && runs[0]!.face === face)) return fragment(text, x, y, options);
+    const size = internals._fontSize;
+    const spacing = options.characterSpacing ?? 0;
+    // Each fragment is placed by its own font's ascender; the line's face sets the baseline.
+    const top = options.baseline === undefined || options.baseline === 'top';
+    let left = x;
+    try {
+      for (const run of runs) {
+        internals._font = run.face.pdf;
+        const shift = top ? ((face.pdf.ascender - run.face.pdf.ascender) / 1000) * size : 0;
+        fragment(run.text, left, y + shift, { ...options, textWidth: undefined, wordCount: undefined });
+        left += run.face.pdf.widthOfString(run.text, size) + spacing * [...run.text].length;
+      }
+    } finally {
+      internals._font = face.pdf;
+    }
+  };
+}
+
+/**
+ * `text` cut where the face of its characters changes (an ignorable character stays with the one
+ * before it); null when a face cannot be had.
+ */
+function splitByFace(face: DocFace, text: string): { face: DocFace; text: string }[] | null {
+  const runs: { face: DocFace; text: string }[] = [];
+  const glyphs = glyphsOf(face.chain, text);
+  let runFace: DocFace | null = null;
+  let start = 0;
+  let offset = 0;
+  for (let i = 0; i < glyphs.length; i++) {
+    const codePoint = glyphs.codePoints[i]!;
+    const at = text.indexOf(String.fromCodePoint(codePoint), offset);
+    const target = faceAt(face, faceOf(glyphs.entries[i]!));
+    if (!target) return null;
+    if (target !== runFace) {
+      if (runFace) runs.push({ face: runFace, text: text.slice(start, at) });
+      runFace = target;
+      start = at;
+    }
+    offset = at + (codePoint > 0xffff ? 2 : 1);
+  }
+  if (runFace) runs.push({ face: runFace, text: text.slice(start) });
+  return runs;
 }

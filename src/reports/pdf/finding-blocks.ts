@@ -12,7 +12,7 @@ import { ACCENT, CODE_INK, EVIDENCE_LIMIT, INK, LINK, LIST_LIMIT, MARGIN, MUTED,
 function blockLabel(pen: Pen, label: string, next: number): void {
   ensureSpace(pen, 14 + next);
   pen.doc.y += 4;
-  setStyle(pen, 'Helvetica-Bold', 9, ACCENT);
+  setStyle(pen, 'Sans-Bold', 9, ACCENT);
   flowText(pen, label, MARGIN, WIDTH);
   pen.doc.y += 2;
 }
@@ -26,7 +26,7 @@ export function block(pen: Pen, label: string, value: string): void {
   if (note) paragraph(pen, note, { size: 8, color: MUTED, gap: 2 });
 }
 
-/** How an evidence panel is drawn: indent from the margin, Courier size, line pitch, padding, and how much it shows. */
+/** How an evidence panel is drawn: indent from the margin, monospaced size, line pitch, padding, and how much it shows. */
 export interface EvidenceStyle {
   indent: number;
   size: number;
@@ -39,23 +39,26 @@ export interface EvidenceStyle {
 /** The full layout's evidence: up to 3,000 characters and 120 lines. */
 const FULL_EVIDENCE: EvidenceStyle = { indent: 0, size: 8, line: 10, pad: 6, maxLines: 120, limit: EVIDENCE_LIMIT };
 
-/** Characters of Courier that fit on one line of the evidence panel. */
+/** Monospaced glyphs that fit on one line of the evidence panel. */
 export function evidencePerLine(style: EvidenceStyle): number {
-  // Courier's glyphs are all 0.6 em wide.
+  // The monospaced face's glyphs are all 0.6 em wide (Cousine's, as Courier's).
   return Math.floor((WIDTH - style.indent - 2 * style.pad - 4) / (style.size * 0.6));
 }
 
 /**
- * Evidence in Courier on a grey panel, under a label when `label` is given. Courier is monospaced,
- * so the text is wrapped here by character count, which lets the panel be split exactly at page
- * ends and spares pdfkit's line breaker. Nothing when blank.
+ * Evidence in the monospaced face on a grey panel, under a label when `label` is given. The text is
+ * wrapped here by character count (wide characters, CJK and emoji, by their width), which lets the
+ * panel be split exactly at page ends and spares pdfkit's line breaker. Nothing when blank.
  */
 export function evidence(pen: Pen, value: string, style: EvidenceStyle = FULL_EVIDENCE, label: string | null = 'Evidence'): void {
   const { doc } = pen;
   if (!value.trim()) return;
   const trimmed = value.replace(/^\s*\n|\s+$/g, '');
   const { text, note } = truncated(trimmed, style.limit);
-  let lines = wrapMonospace(text, evidencePerLine(style));
+  setStyle(pen, 'Mono', style.size, CODE_INK);
+  // Cells of a character: its width over the monospaced glyph's, to the hundredth (a Latin one is 1).
+  const cell = style.size * 0.6;
+  let lines = wrapMonospace(text, evidencePerLine(style), (character) => Math.round((100 * widthOf(pen, character)) / cell) / 100);
   // Many very short lines would still fill pages; the line cap bounds the height.
   const overLines = lines.length > style.maxLines;
   if (overLines) lines = lines.slice(0, style.maxLines);
@@ -71,7 +74,7 @@ export function evidence(pen: Pen, value: string, style: EvidenceStyle = FULL_EV
     const x = MARGIN + style.indent;
     fillRect(pen, x, y, WIDTH - style.indent, height, PANEL);
     fillRect(pen, x, y, 2, height, RULE);
-    setStyle(pen, 'Courier', style.size, CODE_INK);
+    setStyle(pen, 'Mono', style.size, CODE_INK);
     chunk.forEach((line, i) => textAt(pen, line, x + style.pad + 4, y + style.pad + 1 + i * style.line));
     doc.x = MARGIN;
     doc.y = y + height + 2;
@@ -88,7 +91,7 @@ export function references(pen: Pen, refs: string[]): void {
     const url = pdfLine(ref, 500);
     // Only web addresses become links: a reference is engine-supplied text.
     const link = /^https?:\/\/\S+$/i.test(url) ? url : undefined;
-    setStyle(pen, 'Helvetica', 8.5, link ? LINK : INK);
+    setStyle(pen, 'Sans', 8.5, link ? LINK : INK);
     flowText(pen, url, MARGIN, WIDTH, { link });
   }
   if (refs.length > LIST_LIMIT) paragraph(pen, `and ${refs.length - LIST_LIMIT} more`, { size: 8.5, color: MUTED, gap: 0 });
@@ -112,20 +115,20 @@ export function findingHeader(pen: Pen, f: ReportFinding, style: HeaderStyle): v
   const { doc } = pen;
   const id = `#${f.id}`;
   const name = pdfLine(f.name, 500);
-  setStyle(pen, 'Helvetica-Bold', style.idSize);
+  setStyle(pen, 'Sans-Bold', style.idSize);
   const idWidth = widthOf(pen, id);
   const nameX = MARGIN + badgeWidth(pen, f.threat) + 8;
   const nameWidth = RIGHT - nameX - idWidth - 12;
-  setStyle(pen, 'Helvetica-Bold', style.nameSize);
+  setStyle(pen, 'Sans-Bold', style.nameSize);
   const headerHeight = Math.max(heightOf(pen, name, nameWidth), style.minHeight);
   // Keep the header with what follows it.
   ensureSpace(pen, headerHeight + style.keepWith);
 
   const y = doc.y;
   badge(pen, f.threat, MARGIN, y + style.badgeDy);
-  setStyle(pen, 'Helvetica-Bold', style.nameSize, INK);
+  setStyle(pen, 'Sans-Bold', style.nameSize, INK);
   textIn(pen, name, nameX, y + style.nameDy, nameWidth);
-  setStyle(pen, 'Helvetica-Bold', style.idSize, MUTED);
+  setStyle(pen, 'Sans-Bold', style.idSize, MUTED);
   textAt(pen, id, RIGHT - idWidth, y + 1);
   doc.x = MARGIN;
   doc.y = y + headerHeight + style.gap;

@@ -55,7 +55,7 @@ export function drawDenseFinding(pen: Pen, f: ReportFinding, layout: DenseLayout
   findingHeader(pen, f, { nameSize: 10, idSize: 9, minHeight: 13, keepWith: 48, badgeDy: 0, nameDy: 0.5, gap: 3 });
 
   for (const [line, color] of detailLines(f, layout.allDetails)) {
-    setStyle(pen, 'Helvetica', 8.5, color);
+    setStyle(pen, 'Sans', 8.5, color);
     flowText(pen, line, MARGIN, WIDTH, { lineGap: 1 });
   }
   doc.y += 3;
@@ -96,7 +96,7 @@ function join(parts: (string | null)[]): string {
 }
 
 function runInLabel(pen: Pen, label: string, y: number): void {
-  setStyle(pen, 'Helvetica-Bold', 8, ACCENT);
+  setStyle(pen, 'Sans-Bold', 8, ACCENT);
   textAt(pen, label, MARGIN, y);
 }
 
@@ -105,10 +105,10 @@ function prose(pen: Pen, label: string, value: string): void {
   const { doc } = pen;
   if (!value.trim()) return;
   const { text, note } = truncated(value.trim(), PROSE_LIMIT);
-  setStyle(pen, 'Helvetica', 9, INK);
+  setStyle(pen, 'Sans', 9, INK);
   ensureSpace(pen, doc.currentLineHeight(true) + 2);
   runInLabel(pen, label, doc.y + 1);
-  setStyle(pen, 'Helvetica', 9, INK);
+  setStyle(pen, 'Sans', 9, INK);
   flowText(pen, text, BLOCK_X, BLOCK_WIDTH, { lineGap: 1 });
   if (note) paragraph(pen, note, { size: 8, color: MUTED, gap: 0, x: BLOCK_X });
   doc.y += 3;
@@ -118,14 +118,14 @@ function prose(pen: Pen, label: string, value: string): void {
 function references(pen: Pen, refs: string[]): void {
   const { doc } = pen;
   if (refs.length === 0) return;
-  setStyle(pen, 'Helvetica', 8.5, INK);
+  setStyle(pen, 'Sans', 8.5, INK);
   ensureSpace(pen, doc.currentLineHeight(true));
   runInLabel(pen, 'References', doc.y + 0.5);
   for (const ref of refs.slice(0, LIST_LIMIT)) {
     const url = pdfLine(ref, 500);
     // Only web addresses become links: a reference is engine-supplied text.
     const link = /^https?:\/\/\S+$/i.test(url) ? url : undefined;
-    setStyle(pen, 'Helvetica', 8.5, link ? LINK : INK);
+    setStyle(pen, 'Sans', 8.5, link ? LINK : INK);
     flowText(pen, url, BLOCK_X, BLOCK_WIDTH, { link });
   }
   if (refs.length > LIST_LIMIT) paragraph(pen, `and ${refs.length - LIST_LIMIT} more`, { size: 8.5, color: MUTED, gap: 0, x: BLOCK_X });

@@ -81,7 +81,7 @@ interface MetaRow {
 
 function layOutMeta(pen: Pen, cells: Meta[]): MetaRow[] {
   const { doc } = pen;
-  setStyle(pen, 'Helvetica', 8.5);
+  setStyle(pen, 'Sans', 8.5);
   const lineHeight = doc.currentLineHeight();
   const rows: MetaRow[] = [];
   let i = 0;
@@ -117,7 +117,7 @@ function metaGrid(pen: Pen, cells: Meta[]): void {
       y += rows[end]!.height;
     }
     const onPage = rows.slice(start, start + tops.length);
-    setStyle(pen, 'Helvetica-Bold', 7, MUTED);
+    setStyle(pen, 'Sans-Bold', 7, MUTED);
     onPage.forEach((row, r) => row.cells.forEach(({ label }, k) => textAt(pen, label, MARGIN + k * COLUMN_WIDTH, tops[r]! + 0.5)));
     const byColor = new Map<string, [MetaRow, number, number][]>();
     onPage.forEach((row, r) =>
@@ -128,7 +128,7 @@ function metaGrid(pen: Pen, cells: Meta[]): void {
       }),
     );
     for (const [color, values] of byColor) {
-      setStyle(pen, 'Helvetica', 8.5, color);
+      setStyle(pen, 'Sans', 8.5, color);
       for (const [row, k, top] of values) {
         const x = MARGIN + k * COLUMN_WIDTH + LABEL_WIDTH;
         const value = row.cells[k]!.value;

@@ -50,7 +50,7 @@ function threatHeading(pen: Pen, threat: Threat, outline: PDFKit.PDFOutline, lar
   if (!atPageTop(pen)) doc.y += 8;
   const y = doc.y;
   fillRect(pen, MARGIN, y, 5, 18, THREAT_COLOR[threat]);
-  setStyle(pen, 'Helvetica-Bold', 13, INK);
+  setStyle(pen, 'Sans-Bold', 13, INK);
   textAt(pen, `${threat} · ${plural(pen.record.counts[threat], 'finding')}`, MARGIN + 12, y + 3);
   hairline(pen, y + 22, 0.75, THREAT_COLOR[threat]);
   doc.x = MARGIN;

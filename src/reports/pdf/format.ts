@@ -1,6 +1,6 @@
 /**
  * How the PDF report writes dates, durations, counts, endpoints and lists. Everything returned is
- * already safe for the standard fonts.
+ * ready for the page (through `pdfLine`).
  */
 import type { ReportFinding } from '../report.js';
 import { grouped, pdfLine } from './text.js';

@@ -13,14 +13,14 @@ import { ACCENT, MARGIN, MUTED, PROSE_LIMIT, WIDTH } from './theme.js';
 export function claim(pen: Pen, item: NarrativeClaim, marker: string): void {
   const { doc } = pen;
   const text = pdfText(item.text, PROSE_LIMIT);
-  setStyle(pen, 'Helvetica', 10);
+  setStyle(pen, 'Sans', 10);
   ensureSpace(pen, heightOf(pen, text, WIDTH - 18) + 8);
   const y = doc.y;
-  setStyle(pen, 'Helvetica-Bold', 10, ACCENT);
+  setStyle(pen, 'Sans-Bold', 10, ACCENT);
   ink(pen).text(marker, MARGIN, y, { lineBreak: false });
-  setStyle(pen, 'Helvetica', 10);
+  setStyle(pen, 'Sans', 10);
   ink(pen).text(`${text} `, MARGIN + 18, y, { width: WIDTH - 18, lineGap: 1.5, continued: true });
-  setStyle(pen, 'Helvetica-Bold', 9, MUTED);
+  setStyle(pen, 'Sans-Bold', 9, MUTED);
   ink(pen).text(citations(item.findingIds));
   doc.y += 6;
 }

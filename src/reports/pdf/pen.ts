@@ -14,10 +14,9 @@
  * `doc.save()` and `doc.restore()` (which would put them back behind its back); shapes are.
  */
 import type { ReportRecord } from '../report.js';
-import { accelerateCurrentFont } from './fast-fonts.js';
 import { writeFilledRect, writeFilledRoundedRect, writeLine } from './fast-shapes.js';
 import { writeTextLine } from './fast-text.js';
-import type { FontName } from './theme.js';
+import type { FontName } from './fonts.js';
 import { INK, MARGIN, RIGHT, RULE } from './theme.js';
 import { floatBelow, wrappedLines } from './wrap.js';
 
@@ -44,7 +43,7 @@ export interface Pen {
 
 /** A pen on a new document, no page started yet. */
 export function createPen(doc: PDFKit.PDFDocument, record: ReportRecord): Pen {
-  return { doc, record, pageNumber: 0, style: { font: 'Helvetica', size: 10, color: INK }, font: null, size: null, color: null };
+  return { doc, record, pageNumber: 0, style: { font: 'Sans', size: 10, color: INK }, font: null, size: null, color: null };
 }
 
 /**
@@ -55,7 +54,6 @@ export function setStyle(pen: Pen, font: FontName, size: number, color: string =
   const { doc } = pen;
   if (pen.font !== font) {
     doc.font(font);
-    accelerateCurrentFont(doc);
     pen.font = font;
   }
   if (pen.size !== size) {

@@ -1,9 +1,11 @@
 /**
  * The two tabular sections of the PDF report: the hosts and services the run saw, and the findings
- * fixed since the previous run.
+ * fixed since the previous run; and the closing note on characters the fonts could not draw.
  */
 import type { ReportService } from '../report.js';
 import type { PdfStream } from './document.js';
+import { missingCharacters } from './fast-fonts.js';
+import { CJK_PACKAGE } from './fonts.js';
 import { paragraph } from './elements.js';
 import { formatEndpoint, plural } from './format.js';
 import type { Pen } from './pen.js';
@@ -53,4 +55,17 @@ export async function drawFixed(pen: Pen, out: PdfStream): Promise<boolean> {
   }
   if (index === 0) paragraph(pen, 'None. Every finding of the previous run is still present, or there was no previous run.', { color: MUTED });
   return !out.destroyed;
+}
+
+/**
+ * A closing note when characters of the report had no glyph in its fonts and were drawn as U+FFFD:
+ * which ones, and for CJK text the font package the server lacks.
+ */
+export function drawMissingCharacters(pen: Pen): void {
+  const missing = missingCharacters(pen.doc);
+  if (!missing || missing.examples.size === 0) return;
+  const examples = [...missing.examples].map((codePoint) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`).join(', ');
+  const cause = missing.cjk ? ` Chinese, Japanese and Korean text needs a font the server lacks: the Debian package ${CJK_PACKAGE}.` : '';
+  pen.doc.y += 12;
+  paragraph(pen, `Some characters have no glyph in this report's fonts and are shown as \ufffd, among them ${examples}.${cause}`, { color: MUTED, size: 8.5 });
 }

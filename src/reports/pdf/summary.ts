@@ -43,9 +43,9 @@ export function drawSummary(pen: Pen): void {
   if (run.notes.length > 0) {
     heading2(pen, 'What this run could not check');
     for (const note of run.notes.map((n) => pdfText(n, PROSE_LIMIT))) {
-      setStyle(pen, 'Helvetica', 10);
+      setStyle(pen, 'Sans', 10);
       ensureSpace(pen, heightOf(pen, note, WIDTH - 18) + 6);
-      setStyle(pen, 'Helvetica-Bold', 10, ACCENT);
+      setStyle(pen, 'Sans-Bold', 10, ACCENT);
       textAt(pen, '•', MARGIN, doc.y);
       paragraph(pen, note, { x: MARGIN + 18, gap: 4 });
     }
@@ -63,12 +63,12 @@ function threatChart(pen: Pen): void {
   for (const threat of THREAT_ORDER) {
     const y = doc.y;
     const count = record.counts[threat];
-    setStyle(pen, 'Helvetica', 9.5, INK);
+    setStyle(pen, 'Sans', 9.5, INK);
     textAt(pen, threat, MARGIN, y + 3);
     fillRect(pen, MARGIN + labelWidth, y, trackWidth, 14, '#eef0f3');
     if (count > 0) fillRect(pen, MARGIN + labelWidth, y, Math.max(2, (trackWidth * count) / max), 14, THREAT_COLOR[threat]);
     const text = grouped(count);
-    setStyle(pen, 'Helvetica-Bold', 9.5, INK);
+    setStyle(pen, 'Sans-Bold', 9.5, INK);
     textAt(pen, text, RIGHT - widthOf(pen, text), y + 3);
     doc.x = MARGIN;
     doc.y = y + 22;

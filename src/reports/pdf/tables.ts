@@ -24,7 +24,7 @@ export function tableHeader(pen: Pen, columns: Column[]): void {
   const { doc } = pen;
   const y = doc.y;
   fillRect(pen, MARGIN, y, WIDTH, ROW_HEIGHT, '#e4e7eb');
-  setStyle(pen, 'Helvetica-Bold', 8, INK);
+  setStyle(pen, 'Sans-Bold', 8, INK);
   let x = MARGIN;
   for (const column of columns) {
     cellText(pen, column.title.toUpperCase(), column, x, y);
@@ -48,11 +48,11 @@ export function tableRow(pen: Pen, columns: Column[], cells: Cell[], index: numb
     if (typeof cell !== 'string') {
       if (cell.threat) badge(pen, cell.threat, x + 4, y + 3);
       else {
-        setStyle(pen, 'Helvetica', 8.5, MUTED);
+        setStyle(pen, 'Sans', 8.5, MUTED);
         cellText(pen, '-', column, x, y);
       }
     } else {
-      setStyle(pen, 'Helvetica', 8.5, INK);
+      setStyle(pen, 'Sans', 8.5, INK);
       cellText(pen, cell, column, x, y);
     }
     x += column.width;

@@ -1,39 +1,42 @@
 /**
- * Text the PDF's standard fonts can draw. pdfkit's built-in fonts encode WinAnsi only, so every
- * string that reaches the page passes through `pdfText` or `pdfLine`: anything else (CJK, emoji,
- * control characters) becomes '?' rather than garbage glyphs.
+ * Text made ready for the page. The report's fonts draw every printable character (`fonts.ts`), so
+ * every string that reaches the page passes through `pdfText` or `pdfLine` only to be put in
+ * canonical form and rid of control characters, which are shown as '?'.
  */
 import { CELL_LIMIT } from './theme.js';
-
-// WinAnsi's characters outside Latin-1 (pdfkit's WIN_ANSI_MAP): quotes, dashes, bullet, euro...
-const WIN_ANSI_EXTRA = new Set([
-  0x152, 0x153, 0x160, 0x161, 0x178, 0x17d, 0x17e, 0x192, 0x2c6, 0x2dc, 0x2013, 0x2014, 0x2018, 0x2019, 0x201a, 0x201c, 0x201d,
-  0x201e, 0x2020, 0x2021, 0x2022, 0x2026, 0x2030, 0x2039, 0x203a, 0x20ac, 0x2122,
-]);
 
 // Printable ASCII needs no work, and it is nearly all the text of a report: tested first, it spares
 // the character walk (and the code-point arrays) on every value of every finding. Text of several
 // lines (evidence, prose) is as plain when its line breaks are bare ones.
 const PLAIN = /^[\x20-\x7e]*$/;
 const PLAIN_LINES = /^[\x20-\x7e\n]*$/;
+// C0 and C1 control characters (line breaks are made bare first, tabs spaces).
+const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g;
 
 /** The length of `value` in characters (code points), as the limits here count them. */
 export function lengthOf(value: string): number {
   return PLAIN_LINES.test(value) ? value.length : [...value].length;
 }
 
-/** Text the standard fonts can draw; line breaks kept, tabs as spaces, all else outside WinAnsi as '?'. */
+/**
+ * Text for the page: composed characters as one (NFC: "o" and a combining macron become "ō", one
+ * glyph), line breaks kept (CR LF, CR and the Unicode line and paragraph separators as LF), tabs as
+ * four spaces, other control characters as '?'; cut at `limit` characters.
+ */
 export function pdfText(value: string, limit = Infinity): string {
   if (PLAIN_LINES.test(value)) return value.length > limit ? value.slice(0, limit) : value;
-  let out = '';
-  let count = 0;
-  for (const ch of value.replace(/\r\n?/g, '\n').replace(/\t/g, '    ')) {
-    if (++count > limit) break;
-    const code = ch.codePointAt(0)!;
-    const drawable = (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(code) || code === 0x0a;
-    out += drawable ? ch : '?';
-  }
-  return out;
+  // A character is at most two code units, and the forms below only join them: a value far past
+  // the limit is cut first, so that a huge one is not normalized whole.
+  const text = (value.length > 4 * limit ? value.slice(0, 4 * limit) : value)
+    .normalize('NFC')
+    .replace(/\r\n?|[\u2028\u2029]/g, '\n')
+    .replace(/\t/g, '    ')
+    .replace(CONTROL, '?');
+  if (limit === Infinity || text.length <= limit) return text;
+  // Cut by characters, never inside a surrogate pair.
+  let end = 0;
+  for (let count = 0; count < limit && end < text.length; count++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return text.slice(0, end);
 }
 
 /** `pdfText` on one line: line breaks become spaces (names, hosts, table cells); an ellipsis marks a cut. */
@@ -63,18 +66,35 @@ export function truncationNote(length: number): string {
   return `… (truncated; ${grouped(length)} characters in all)`;
 }
 
-/** Lines of at most `perLine` characters, broken at a space when one is near the end. */
-export function wrapMonospace(text: string, perLine: number): string[] {
+/**
+ * Lines of at most `perLine` cells (the width of a monospaced glyph), broken at a space when one is
+ * near the end. A character takes one cell, or what `cells` says: CJK and emoji are wider than a
+ * cell, and are measured. A surrogate pair is never cut.
+ */
+export function wrapMonospace(text: string, perLine: number, cells: (character: string) => number = () => 1): string[] {
   const lines: string[] = [];
   for (const raw of text.split('\n')) {
     let rest = raw.replace(/\s+$/, '');
-    while (rest.length > perLine) {
-      const space = rest.lastIndexOf(' ', perLine);
-      const cut = space > perLine / 2 ? space : perLine;
+    const plain = PLAIN.test(rest);
+    for (let fit = plain ? perLine : fitting(rest, perLine, cells); fit < rest.length; fit = plain ? perLine : fitting(rest, perLine, cells)) {
+      const space = rest.lastIndexOf(' ', fit);
+      const cut = space > fit / 2 ? space : fit;
       lines.push(rest.slice(0, cut));
       rest = rest.slice(space === cut ? cut + 1 : cut);
     }
     lines.push(rest);
   }
   return lines;
+}
+
+/** The length of the longest start of `text` at most `perLine` cells wide (one character at least). */
+function fitting(text: string, perLine: number, cells: (character: string) => number): number {
+  let used = 0;
+  let length = 0;
+  for (const character of text) {
+    used += cells(character);
+    if (used > perLine && length > 0) return length;
+    length += character.length;
+  }
+  return length;
 }

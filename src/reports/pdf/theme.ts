@@ -66,5 +66,3 @@ export const CELL_LIMIT = 300;
 /** Items of a list (CVEs, engines, references) drawn before "and N more". */
 export const LIST_LIMIT = 12;
 
-/** The standard fonts the report uses (no font files to ship). */
-export type FontName = 'Helvetica' | 'Helvetica-Bold' | 'Courier';
