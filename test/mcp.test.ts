@@ -162,7 +162,15 @@ test(`MCP: every tool through the SDK client (${STORE_KIND})`, async (t) => {
     assert.equal(updated.data.is_active, false);
     assert.notEqual(updated.data.secret, made.data.secret);
     assert.equal((await ok(client, 'webhooks_test', { id })).message, 'Test event dispatched.');
-    assert.ok(Array.isArray((await ok(client, 'webhooks_deliveries', { id })).data));
+    // Nothing listens on port 9: the ping's first attempt fails and its retry waits. The record,
+    // attempts inside, passes the tool's output schema (the SDK client checks it).
+    const [delivery] = await waitFor('the first attempt recorded', async () => {
+      const data = (await ok(client, 'webhooks_deliveries', { id })).data;
+      return data[0]?.attempts[0]?.status === 'failed' ? data : undefined;
+    });
+    assert.deepEqual([delivery.event, delivery.status, delivery.attempt], ['ping', 'pending', 1]);
+    assert.ok(delivery.next_retry_at);
+    assert.match(delivery.attempts[0].error, /could not connect/);
     assert.equal((await ok(client, 'webhooks_delete', { id })).message, 'Webhook deleted successfully.');
   });
 

@@ -20,32 +20,40 @@ interface Received {
   body: string;
 }
 
-/** An HTTPS receiver answering each request with the next status of `statuses` (then 200). */
-async function startReceiver(t: TestContext, pki: TestPki, statuses: (number | [number, Record<string, string>])[] = []) {
+type Answer = number | [number, Record<string, string>];
+
+/**
+ * An HTTPS receiver answering each request with the next status of `statuses` (then 200); a
+ * promise there holds that answer back until it settles. Its certificate is from `pki`'s CA.
+ */
+async function startReceiver(t: TestContext, pki: TestPki, statuses: (Answer | Promise<Answer>)[] = []) {
   const leaf = pki.issue({ cn: 'localhost', san: 'DNS:localhost,IP:127.0.0.1' });
   const received: Received[] = [];
   const server = https.createServer({ key: leaf.key, cert: leaf.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-      const next = statuses.shift() ?? 200;
+      const next = (await statuses.shift()) ?? 200;
       const [status, headers] = Array.isArray(next) ? next : [next, {}];
       res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(`answer ${status}`);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
 }
 
-function setUp(t: TestContext) {
+function setUp(t: TestContext, retryDelays = '0,0,0') {
   if (!hasOpenssl()) return undefined;
   const pki = new TestPki();
   t.after(() => pki.cleanup());
   const caFile = path.join(pki.dir, 'ca.pem');
   fs.writeFileSync(caFile, pki.ca.cert);
-  return { pki, env: { RAMPART_WEBHOOK_CA_FILE: caFile, RAMPART_WEBHOOK_RETRY_DELAYS: '0,0,0', RAMPART_WEBHOOK_TIMEOUT_MS: '5000' } };
+  return { pki, env: { RAMPART_WEBHOOK_CA_FILE: caFile, RAMPART_WEBHOOK_RETRY_DELAYS: retryDelays, RAMPART_WEBHOOK_TIMEOUT_MS: '5000' } };
 }
 
 test('webhook endpoints: 201, 401, 403, 404, 422 (including the 11th webhook and private addresses)', async (t) => {
@@ -104,7 +112,7 @@ test('webhook endpoints: 201, 401, 403, 404, 422 (including the 11th webhook and
   assert.equal((await call('GET', `/api/webhooks/${hook.id}/deliveries`)).statusCode, 404);
 });
 
-test('a finished run is delivered, signed, to a real HTTPS receiver; failures are retried with the same id', async (t) => {
+test('a finished run is delivered, signed, to a real HTTPS receiver; failing twice then answering gives one delivery of three attempts, one webhook-id', async (t) => {
   const setup = setUp(t);
   if (!setup) return t.skip('needs openssl (Debian package openssl)');
   const h = await startScripted(t, { env: setup.env });
@@ -125,23 +133,106 @@ test('a finished run is delivered, signed, to a real HTTPS receiver; failures ar
   assert.deepEqual(event.data.run.counts, { critical: 0, high: 1, medium: 0, low: 1, informational: 0 });
   assert.equal(event.data.run.report_urls.pdf, `http://rampart.test/api/scans/pdf/${uuid}?run_index=0`);
 
-  const deliveries = await waitFor('the third attempt recorded', async () => {
+  const deliveries = await waitFor('the delivery succeeded', async () => {
     const data = (await h.ctx.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: h.auth })).json().data;
-    return data.length === 3 ? data : undefined;
+    return data[0]?.status === 'succeeded' ? data : undefined;
   });
+  assert.equal(deliveries.length, 1, 'one record for the event, however many attempts');
+  const [delivery] = deliveries;
   assert.deepEqual(
-    deliveries.map((d: { attempt: number; status: string; response_code: number }) => [d.attempt, d.status, d.response_code]),
-    [[3, 'succeeded', 200], [2, 'pending', 503], [1, 'pending', 500]],
+    [delivery.event, delivery.status, delivery.attempt, delivery.max_attempts, delivery.next_retry_at, delivery.response_code, delivery.response_body, delivery.error],
+    ['scan.completed', 'succeeded', 3, 4, null, 200, 'answer 200', null],
   );
-  assert.equal(deliveries[0].response_body, 'answer 200');
-  assert.equal(deliveries[0].payload.type, 'scan.completed', 'the body sent, whole');
-  assert.equal(deliveries[0].payload.data.scan.uuid, uuid);
+  assert.equal(delivery.payload.type, 'scan.completed', 'the body sent, whole');
+  assert.equal(delivery.payload.data.scan.uuid, uuid);
+  type Attempt = { attempt: number; status: string; response_code: number; response_body: string; error: string | null; started_at: string; duration_ms: number };
+  assert.deepEqual(
+    delivery.attempts.map((a: Attempt) => [a.attempt, a.status, a.response_code, a.response_body, a.error]),
+    [[1, 'failed', 500, 'answer 500', null], [2, 'failed', 503, 'answer 503', null], [3, 'succeeded', 200, 'answer 200', null]],
+  );
+  const starts = delivery.attempts.map((a: Attempt) => Date.parse(a.started_at));
+  assert.deepEqual(starts, [...starts].sort((a: number, b: number) => a - b), 'oldest attempt first');
+  assert.ok(delivery.attempts.every((a: Attempt) => Number.isInteger(a.duration_ms) && a.duration_ms >= 0));
+  const listed = (await h.ctx.app.inject({ method: 'GET', url: '/api/webhooks', headers: h.auth })).json().data[0];
+  assert.equal(listed.last_status, 'succeeded (attempt 3 of 4: HTTP 200)');
+  assert.ok(Date.parse(listed.last_delivery_at) >= starts[2]);
 
   // A failed run emits scan.failed.
   h.scripts.rampart.next = { findings: [], fail: true };
   await rerun(h, uuid, 1);
   await waitFor('scan.failed', async () => (receiver.received.length >= 4 ? true : undefined));
   assert.equal(JSON.parse(receiver.received[3]!.body).type, 'scan.failed');
+  const both = await waitFor('the second delivery recorded', async () => {
+    const data = (await h.ctx.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: h.auth })).json().data;
+    return data[0]?.status === 'succeeded' && data.length === 2 ? data : undefined;
+  });
+  assert.deepEqual(both.map((d: { event: string; attempt: number }) => [d.event, d.attempt]), [['scan.failed', 1], ['scan.completed', 3]], 'newest first');
+});
+
+test('a delivery shows pending with its attempt in flight, then pending with next_retry_at until the retry', async (t) => {
+  const setup = setUp(t, '3600');
+  if (!setup) return t.skip('needs openssl (Debian package openssl)');
+  const h = await startScripted(t, { env: setup.env });
+  let release!: (answer: Answer) => void;
+  const receiver = await startReceiver(t, setup.pki, [new Promise<Answer>((resolve) => (release = resolve))]);
+  const hook = (await h.ctx.app.inject({ method: 'POST', url: '/api/webhooks', headers: h.auth, payload: { url: receiver.url, events: ['scan.completed'] } })).json().data;
+  const deliveries = async () => (await h.ctx.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: h.auth })).json().data;
+  const webhook = async () => (await h.ctx.app.inject({ method: 'GET', url: '/api/webhooks', headers: h.auth })).json().data[0];
+  await h.ctx.app.inject({ method: 'POST', url: `/api/webhooks/${hook.id}/test`, headers: h.auth });
+
+  // The receiver holds its answer: the first attempt is in flight.
+  await waitFor('the first attempt at the receiver', async () => (receiver.received.length >= 1 ? true : undefined));
+  const inFlight = await deliveries();
+  assert.equal(inFlight.length, 1);
+  assert.deepEqual(
+    [inFlight[0].event, inFlight[0].status, inFlight[0].attempt, inFlight[0].max_attempts, inFlight[0].next_retry_at, inFlight[0].response_code, inFlight[0].error],
+    ['ping', 'pending', 1, 2, null, null, null],
+  );
+  assert.deepEqual(
+    inFlight[0].attempts.map((a: { attempt: number; status: string; duration_ms: number | null; response_code: number | null }) => [a.attempt, a.status, a.duration_ms, a.response_code]),
+    [[1, 'in_flight', null, null]],
+  );
+  assert.equal((await webhook()).last_status, null, 'no attempt has ended yet');
+
+  const answeredAt = Date.now();
+  release(500);
+  const [waiting] = await waitFor('the failed attempt recorded', async () => {
+    const data = await deliveries();
+    return data[0]?.attempts[0]?.status === 'failed' ? data : undefined;
+  });
+  assert.deepEqual([waiting.status, waiting.attempt, waiting.response_code, waiting.response_body], ['pending', 1, 500, 'answer 500']);
+  const nextRetry = Date.parse(waiting.next_retry_at);
+  assert.ok(nextRetry >= answeredAt + 3_600_000 && nextRetry <= Date.now() + 3_600_000, waiting.next_retry_at);
+  const listed = await webhook();
+  assert.equal(listed.last_status, 'pending (attempt 1 of 2 failed: HTTP 500)');
+  assert.ok(listed.last_delivery_at);
+});
+
+test('a receiver that always fails ends failed after the last attempt, and last_status says why', async (t) => {
+  const setup = setUp(t, '0,0');
+  if (!setup) return t.skip('needs openssl (Debian package openssl)');
+  const h = await startScripted(t, { env: setup.env });
+  // A certificate from a CA the service does not trust: no attempt ever gets an HTTP answer.
+  const stranger = new TestPki();
+  t.after(() => stranger.cleanup());
+  const receiver = await startReceiver(t, stranger);
+  const hook = (await h.ctx.app.inject({ method: 'POST', url: '/api/webhooks', headers: h.auth, payload: { url: receiver.url, events: ['scan.completed'] } })).json().data;
+  await h.ctx.app.inject({ method: 'POST', url: `/api/webhooks/${hook.id}/test`, headers: h.auth });
+
+  const deliveries = await waitFor('the delivery given up', async () => {
+    const data = (await h.ctx.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: h.auth })).json().data;
+    return data[0]?.status === 'failed' ? data : undefined;
+  });
+  assert.equal(deliveries.length, 1);
+  const [delivery] = deliveries;
+  assert.deepEqual([delivery.attempt, delivery.max_attempts, delivery.next_retry_at, delivery.response_code], [3, 3, null, null]);
+  assert.match(delivery.error, /^certificate not trusted: /);
+  type Attempt = { attempt: number; status: string; response_code: number | null; error: string };
+  assert.deepEqual(delivery.attempts.map((a: Attempt) => [a.attempt, a.status, a.response_code]), [[1, 'failed', null], [2, 'failed', null], [3, 'failed', null]]);
+  for (const a of delivery.attempts as Attempt[]) assert.match(a.error, /^certificate not trusted: /);
+  assert.equal(receiver.received.length, 0);
+  const listed = (await h.ctx.app.inject({ method: 'GET', url: '/api/webhooks', headers: h.auth })).json().data[0];
+  assert.match(listed.last_status, /^failed \(attempt 3 of 3 failed: certificate not trusted: .+\)$/);
 });
 
 test('test pings, secret rotation, switching off, and 410 Gone', async (t) => {
@@ -182,5 +273,5 @@ test('test pings, secret rotation, switching off, and 410 Gone', async (t) => {
     const found = list.find((w: { id: number }) => w.id === doomed.id);
     return found && !found.is_active ? found : undefined;
   });
-  assert.equal(off.last_status, 410);
+  assert.equal(off.last_status, 'failed (attempt 1 of 4 failed: HTTP 410)');
 });

@@ -229,12 +229,16 @@ export interface WebhooksTable {
   secret: string;
   service: 'generic' | 'slack' | 'discord' | 'teams';
   last_delivery_at: Date | null;
-  last_status: number | null;
+  /** The latest attempt's outcome in words, e.g. `pending (attempt 2 of 6 failed: HTTP 500)`. */
+  last_status: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
 
-/** One message to one webhook, until it is delivered or given up. */
+/**
+ * One message to one webhook: the delivery record (its status is the delivery's) and its place in
+ * the queue, until it is delivered or given up. Its attempts are `webhook_attempts` rows.
+ */
 export interface WebhookOutboxTable {
   id: Generated<number>;
   webhook_id: number;
@@ -251,23 +255,19 @@ export interface WebhookOutboxTable {
   created_at: CreatedAt;
 }
 
-/** One attempt to deliver a message. */
-export interface WebhookDeliveriesTable {
-  id: Generated<number>;
-  webhook_id: number;
+/** One attempt to deliver a message: written when claimed, completed with what came back. */
+export interface WebhookAttemptsTable {
   outbox_id: number;
-  event: WebhookEventType;
-  payload: ColumnType<unknown, string, string>;
-  /** succeeded (2xx), pending (failed, to be retried at next_retry_at) or failed (given up). */
-  status: 'pending' | 'succeeded' | 'failed';
+  /** 1 for the first attempt; unique per message. */
   attempt: number;
-  max_attempts: number;
-  next_retry_at: Date | null;
+  started_at: ColumnType<Date, Date | string | undefined, never>;
+  /** Null while the attempt is in flight, or when its worker stopped before recording it. */
+  finished_at: Date | null;
   response_code: number | null;
+  /** The first 4 KB of the answer. */
   response_body: string | null;
   duration_ms: number | null;
   error: string | null;
-  created_at: CreatedAt;
 }
 
 /** A CVE synced from the NVD CVE API 2.0. */
@@ -347,7 +347,7 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   webhooks: WebhooksTable;
   webhook_outbox: WebhookOutboxTable;
-  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   vulndb_cves: VulnDbCvesTable;
   vulndb_cpe_matches: VulnDbCpeMatchesTable;
   vulndb_kev: VulnDbKevTable;

@@ -12,6 +12,7 @@ import type { Logger } from '../shared/logger.js';
 import { PollLoop } from '../shared/poll-loop.js';
 import { VERSION } from '../shared/version.js';
 import { deliverOnce } from './deliver.js';
+import { describeLastStatus, isSuccess } from './delivery-record.js';
 import { signatureHeaders } from './signing.js';
 import { claimMessages, recordAttempt, type ClaimedMessage } from './webhooks.queries.js';
 
@@ -86,20 +87,23 @@ export class WebhookWorker {
       ...(this.#ca ? { ca: this.#ca } : {}),
       ...(this.#deps.lookup ? { lookup: this.#deps.lookup } : {}),
     });
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const ok = isSuccess(result.status);
     // 410 Gone: the receiver says this webhook is over; stop sending to it.
     const gone = result.status === 410;
     const retryAt = ok || gone ? null : nextAttemptAt(new Date(), message.attempts, config.webhooks.retryDelaysSeconds, result.retryAfterSeconds);
+    const status = ok ? 'succeeded' : retryAt ? 'pending' : 'failed';
     try {
-      await recordAttempt(db, message, {
-        status: ok ? 'succeeded' : retryAt ? 'pending' : 'failed',
+      const current = await recordAttempt(db, message, {
+        status,
         response_code: result.status,
         response_body: result.responseBody,
         duration_ms: Math.round(result.durationMs),
         error: result.error,
         retryAt,
+        lastStatus: describeLastStatus(status, { attempt: message.attempts, maxAttempts: message.max_attempts, responseCode: result.status, error: result.error }),
         disable: gone,
       });
+      if (!current) log.warn({ webhook_id: message.webhook_id }, 'webhook attempt ended after its lease; a newer attempt owns the delivery');
     } catch (error) {
       log.error({ err: error, webhook_id: message.webhook_id }, 'webhook attempt could not be recorded');
     }

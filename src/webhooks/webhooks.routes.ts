@@ -92,7 +92,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'The 50 most recent delivery attempts, newest first',
+        summary: 'The 50 most recent deliveries, newest first, each with its attempts',
+        description: 'One record per event sent: `status` pending while attempts remain (the next due at `next_retry_at`, or in flight), then succeeded or failed.',
         params: IdParams,
         response: { 200: Type.Object({ data: Type.Array(Type.Ref('WebhookDelivery')) }), ...forbidden, ...authErrors },
       },

@@ -37,28 +37,51 @@ export const WebhookSchema = Type.Object(
     service: StringEnum(['generic', 'slack', 'discord', 'teams'] as const),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
-    last_delivery_at: Nullable(Type.String({ format: 'date-time' })),
-    last_status: Nullable(Type.Integer({ description: 'HTTP status of the last attempt; null when it got no answer' })),
+    last_delivery_at: Nullable(Type.String({ format: 'date-time', description: 'When the latest attempt ended' })),
+    last_status: Nullable(
+      Type.String({
+        description:
+          'The latest attempt in words: the delivery status it left (pending, succeeded, failed), then the attempt and the answer, e.g. `pending (attempt 2 of 6 failed: HTTP 500)`, `failed (attempt 6 of 6 failed: could not connect: ...)`, `succeeded (attempt 3 of 6: HTTP 200)`; null before any attempt',
+      }),
+    ),
   },
   { $id: 'Webhook' },
 );
 export type WebhookResource = Static<typeof WebhookSchema>;
 
+/** One attempt of a delivery, oldest first in its `attempts`. */
+export const DeliveryAttemptSchema = Type.Object({
+  attempt: Type.Integer({ description: '1 for the first attempt' }),
+  status: StringEnum(['in_flight', 'succeeded', 'failed'] as const, {
+    description: 'in_flight: sent, no answer yet; succeeded: a 2xx answer; failed: any other answer or none',
+  }),
+  started_at: Type.String({ format: 'date-time' }),
+  duration_ms: Nullable(Type.Integer({ description: 'null while in flight, or when its worker stopped before recording it' })),
+  response_code: Nullable(Type.Integer({ description: 'null when no answer came (refused, TLS error, timeout)' })),
+  response_body: Nullable(Type.String({ description: 'The first 4 KB of the answer' })),
+  error: Nullable(Type.String({ description: 'Why no full answer came, e.g. `could not connect: ...`' })),
+});
+export type DeliveryAttemptResource = Static<typeof DeliveryAttemptSchema>;
+
+/** One event sent to one webhook, however many attempts it took. */
 export const DeliverySchema = Type.Object(
   {
     id: Type.Integer(),
     webhook_id: Type.Integer(),
     event: Type.String(),
-    payload: Type.Object({}, { additionalProperties: true, description: 'The JSON body sent' }),
-    response_code: Nullable(Type.Integer()),
-    response_body: Nullable(Type.String({ description: 'The first 4 KB' })),
-    attempt: Type.Integer(),
+    payload: Type.Object({}, { additionalProperties: true, description: 'The JSON body sent (the same on every attempt)' }),
+    response_code: Nullable(Type.Integer({ description: 'Of the latest finished attempt' })),
+    response_body: Nullable(Type.String({ description: 'Of the latest finished attempt: the first 4 KB' })),
+    attempt: Type.Integer({ description: 'Attempts made so far, one in flight included' }),
     max_attempts: Type.Integer(),
-    next_retry_at: Nullable(Type.String({ format: 'date-time' })),
-    status: StringEnum(['pending', 'succeeded', 'failed'] as const, { description: 'pending: this attempt failed and another is scheduled' }),
-    duration_ms: Nullable(Type.Integer()),
-    error: Nullable(Type.String()),
-    created_at: Type.String({ format: 'date-time' }),
+    next_retry_at: Nullable(Type.String({ format: 'date-time', description: 'When the next attempt is due; null while one is in flight and once the delivery is over' })),
+    status: StringEnum(['pending', 'succeeded', 'failed'] as const, {
+      description: 'pending: attempts remain and the next is scheduled or in flight; succeeded: an attempt got a 2xx; failed: the attempts ran out, or the receiver answered 410 Gone',
+    }),
+    duration_ms: Nullable(Type.Integer({ description: 'Of the latest finished attempt' })),
+    error: Nullable(Type.String({ description: 'Of the latest finished attempt' })),
+    created_at: Type.String({ format: 'date-time', description: 'When the event was queued' }),
+    attempts: Type.Array(DeliveryAttemptSchema, { description: 'Every attempt so far, oldest first' }),
   },
   { $id: 'WebhookDelivery' },
 );

@@ -12,6 +12,7 @@ import type { Run, Scan, WebhookEventType } from '../db/schema.js';
 import { resolveAndCheck, type AddressGuard } from '../shared/address-guard.js';
 import { AppError, fieldError, notFound, validationError } from '../shared/errors.js';
 import { chatPayload, detectService } from './chat-formats.js';
+import { toDeliveryResource } from './delivery-record.js';
 import { samplePingEvent, type WebhookEvent } from './event.js';
 import { generateSecret } from './signing.js';
 import * as queries from './webhooks.queries.js';
@@ -127,25 +128,10 @@ export async function testWebhook(deps: WebhookDeps, userId: number, id: string)
   await queries.enqueueMessages(deps.db, [messageFor(deps, row, event)]);
 }
 
+/** The webhook's 50 most recent deliveries, newest first, each with its attempts. */
 export async function listDeliveries(db: Db, userId: number, id: string): Promise<DeliveryResource[]> {
   const row = await ownWebhook(db, userId, id);
-  const deliveries = await queries.recentDeliveries(db, row.id, MAX_DELIVERIES_SHOWN);
-  return deliveries.map((d) => ({
-    id: d.id,
-    webhook_id: d.webhook_id,
-    event: d.event,
-    // Stored from the JSON object that was sent (jsonb).
-    payload: d.payload as object,
-    response_code: d.response_code,
-    response_body: d.response_body,
-    attempt: d.attempt,
-    max_attempts: d.max_attempts,
-    next_retry_at: d.next_retry_at?.toISOString() ?? null,
-    status: d.status,
-    duration_ms: d.duration_ms,
-    error: d.error,
-    created_at: d.created_at.toISOString(),
-  }));
+  return (await queries.recentDeliveries(db, row.id, MAX_DELIVERIES_SHOWN)).map(toDeliveryResource);
 }
 
 /**

@@ -12,6 +12,7 @@ import * as findingLifecycle from './0006-finding-lifecycle.js';
 import * as findingSearch from './0007-finding-search.js';
 import * as reports from './0008-reports.js';
 import * as webhooks from './0009-webhooks.js';
+import * as webhookAttempts from './0010-webhook-attempts.js';
 import * as agentClaims from './0011-agent-claims.js';
 
 export const migrations: Record<string, Migration> = {
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '0007-finding-search': findingSearch,
   '0008-reports': reports,
   '0009-webhooks': webhooks,
+  '0010-webhook-attempts': webhookAttempts,
   '0011-agent-claims': agentClaims,
 };
