@@ -53,6 +53,7 @@ const EnvSchema = Type.Object({
   RAMPART_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   RAMPART_WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16 }),
   RAMPART_WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_REPORT_LINK_TTL: Type.Integer({ minimum: 60, maximum: 86400 * 90, default: 86400 * 7 }),
   RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
   RAMPART_MCP_SESSION_IDLE: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   RAMPART_MCP_SESSIONS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
@@ -115,6 +116,8 @@ export interface Config {
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number; concurrency: number; caFile: string | undefined };
   /** Seconds to wait before each retry of a report email (attempts = retries + 1). */
   mailRetryDelaysSeconds: number[];
+  /** Lifetime of the signed report links of emails and webhook events, in seconds. */
+  reportLinkTtlSeconds: number;
   /**
    * MCP sessions: seconds of inactivity after which a session ends, and how many one account may
    * hold in this process (opening one more ends the account's least recently used).
@@ -182,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       caFile: parsed.RAMPART_WEBHOOK_CA_FILE,
     },
     mailRetryDelaysSeconds: parsed.RAMPART_MAIL_RETRY_DELAYS.split(',').map(Number),
+    reportLinkTtlSeconds: parsed.RAMPART_REPORT_LINK_TTL,
     mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },
   };
   return { ...config, ...overrides };
