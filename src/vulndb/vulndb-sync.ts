@@ -14,6 +14,7 @@ import { bodyText, download, DownloadError, type DownloadOptions } from './downl
 import { parseEpss } from './epss.js';
 import { parseKev } from './kev.js';
 import { parseNvdPage, type NvdCve } from './nvd.js';
+import type { VulnDbSources } from './sources.js';
 import {
   deleteAllEpss,
   deleteAllKev,
@@ -26,26 +27,16 @@ import {
   upsertCves,
 } from './vulndb.queries.js';
 
-/** Where the three sources are downloaded from. */
-export interface VulnDbSources {
-  nvdBaseUrl: string;
-  kevUrl: string;
-  epssUrl: string;
-  /** NVD API key: raises the rate limit from 5 to 50 requests per 30 s. */
-  nvdApiKey?: string;
-}
-
-export const DEFAULT_SOURCES: VulnDbSources = {
-  nvdBaseUrl: 'https://services.nvd.nist.gov/rest/json/cves/2.0',
-  kevUrl: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
-  epssUrl: 'https://epss.cyentia.com/epss_scores-current.csv.gz',
-};
+export { DEFAULT_SOURCES, type VulnDbSources } from './sources.js';
 
 export interface SyncVulnDbOptions {
   sources: VulnDbSources;
   /** Pause between NVD requests; default 6 s without an API key, 0.6 s with one (NVD's limits). */
   pageDelayMs?: number;
-  /** Per request, body included; default 120 s (a 2,000-record NVD page can be slow). */
+  /**
+   * The longest wait for a response, then for each next chunk of its body; default 120 s. Not a
+   * limit on a whole download, so a large file on a slow link completes.
+   */
   timeoutMs?: number;
   /** Retries of a request after a 5xx, 429, network error or timeout; default 3. */
   retries?: number;
@@ -58,6 +49,8 @@ export interface SyncVulnDbOptions {
   since?: Date;
   /** Download every NVD record even when an earlier sync makes an incremental one possible. */
   full?: boolean;
+  /** Stops the sync between requests and during downloads (what is stored stays). */
+  signal?: AbortSignal;
 }
 
 export interface SyncVulnDbResult {
@@ -89,6 +82,7 @@ export async function syncVulnDb(db: Db, options: SyncVulnDbOptions): Promise<Sy
     retries: options.retries ?? 3,
     retryDelayMs: options.retryDelayMs ?? 5_000,
     onRetry: progress,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   try {
     const cves = await syncNvd(db, options, request('NVD'), progress);
@@ -102,6 +96,28 @@ export async function syncVulnDb(db: Db, options: SyncVulnDbOptions): Promise<Sy
 }
 
 const sleep = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+
+const MB = 1024 * 1024;
+
+/**
+ * Reports a file download's bytes: at each tenth of its announced length, or each 5 MB when the
+ * server announces none. Only large files say anything; small ones finish first.
+ */
+function byteProgress(label: string, progress: (m: string) => void): DownloadOptions['onBytes'] {
+  let next = 0;
+  return (received, total) => {
+    const step = total ? total / 10 : 5 * MB;
+    if (received < next || received < 5 * MB) return;
+    next = received + step;
+    const of = total ? ` of ${(total / MB).toFixed(1)} MB (${Math.floor((received / total) * 100)}%)` : '';
+    progress(`${label}: ${(received / MB).toFixed(1)} MB received${of}`);
+  };
+}
+
+/** `3/46 records (6%)`: how far a count has come. */
+function percent(done: number, total: number): string {
+  return `${done}/${total} records (${total > 0 ? Math.floor((done / total) * 100) : 100}%)`;
+}
 
 /** NVD wants an explicit offset (`2024-07-01T00:00:00.000+00:00`). */
 function nvdTimestamp(date: Date): string {
@@ -125,11 +141,13 @@ async function syncNvd(db: Db, options: SyncVulnDbOptions, request: DownloadOpti
   const delay = options.pageDelayMs ?? (sources.nvdApiKey ? 600 : 6_000);
   const pageSize = Math.min(Math.max(options.pageSize ?? MAX_PAGE_SIZE, 1), MAX_PAGE_SIZE);
   const headers = sources.nvdApiKey ? { apiKey: sources.nvdApiKey } : undefined;
-  progress(since ? `NVD: records modified since ${since.toISOString()}` : 'NVD: full download');
+  progress(since ? `NVD: records modified since ${since.toISOString()} (${windows.length} window${windows.length === 1 ? '' : 's'} of at most 120 days)` : `NVD: full download from ${sources.nvdBaseUrl}`);
   let stored = 0;
   let requests = 0;
-  for (const window of windows) {
-    for (let startIndex = 0; ; ) {
+  for (const [w, window] of windows.entries()) {
+    const label = windows.length > 1 && window ? `NVD window ${w + 1}/${windows.length} (${window[0].toISOString().slice(0, 10)} to ${window[1].toISOString().slice(0, 10)})` : 'NVD';
+    let perPage = 0;
+    for (let startIndex = 0, pageNo = 1; ; pageNo++) {
       const url = new URL(sources.nvdBaseUrl);
       url.searchParams.set('resultsPerPage', String(pageSize));
       url.searchParams.set('startIndex', String(startIndex));
@@ -139,12 +157,16 @@ async function syncNvd(db: Db, options: SyncVulnDbOptions, request: DownloadOpti
       }
       // NVD's rate limit is per rolling 30 s; a pause between requests keeps us under it.
       if (requests++ > 0) await sleep(delay);
+      options.signal?.throwIfAborted();
       const body = await download(url.toString(), { ...request, ...(headers ? { headers } : {}) });
       const page = parseBody('NVD', url.toString(), () => parseNvdPage(JSON.parse(bodyText(body))));
       await storeNvdRecords(db, page.records);
       stored += page.records.length;
       startIndex = page.startIndex + page.received;
-      progress(`NVD: ${Math.min(startIndex, page.totalResults)}/${page.totalResults} records`);
+      // NVD may send fewer than resultsPerPage; the first page's size counts the pages.
+      perPage ||= page.received;
+      const pages = Math.max(1, Math.ceil(page.totalResults / Math.max(perPage, 1)));
+      progress(`${label}: page ${pageNo} of ${Math.max(pages, pageNo)}, ${percent(Math.min(startIndex, page.totalResults), page.totalResults)}`);
       if (page.received === 0 || startIndex >= page.totalResults) break;
     }
   }
@@ -206,7 +228,8 @@ async function storeNvdRecords(db: Db, records: NvdCve[]): Promise<void> {
 }
 
 async function syncKev(db: Db, url: string, request: DownloadOptions, progress: (m: string) => void): Promise<number> {
-  const body = await download(url, request);
+  progress(`KEV: downloading ${url}`);
+  const body = await download(url, { ...request, onBytes: byteProgress('KEV', progress) });
   const catalog = parseBody('KEV', url, () => parseKev(JSON.parse(bodyText(body))));
   await db.transaction().execute(async (trx) => {
     await deleteAllKev(trx);
@@ -231,7 +254,8 @@ async function syncKev(db: Db, url: string, request: DownloadOptions, progress: 
 }
 
 async function syncEpss(db: Db, url: string, request: DownloadOptions, progress: (m: string) => void): Promise<number> {
-  const body = await download(url, request);
+  progress(`EPSS: downloading ${url}`);
+  const body = await download(url, { ...request, onBytes: byteProgress('EPSS', progress) });
   const { scores, scoreDate, modelVersion } = parseBody('EPSS', url, () => parseEpss(bodyText(body)));
   await db.transaction().execute(async (trx) => {
     await deleteAllEpss(trx);
