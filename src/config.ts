@@ -7,12 +7,13 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ROLES, type Role } from './accounts/roles.js';
 import { parseAllowList } from './shared/address-guard.js';
+import { DEFAULT_DATA_DIR } from './db/store-location.js';
 
 const EnvSchema = Type.Object({
   RAMPART_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   RAMPART_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   RAMPART_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
-  RAMPART_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  RAMPART_DATA_DIR: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   RAMPART_DB_SCHEMA: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'public' }),
   RAMPART_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
