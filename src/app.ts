@@ -24,7 +24,7 @@ import { scanRoutes } from './scans/scans.routes.js';
 import { TargetSchema, VulnerabilitySchema } from './findings/findings.schema.js';
 import { vulnerabilityRoutes } from './findings/vulnerabilities.routes.js';
 import { targetRoutes } from './targets/targets.routes.js';
-import { reportRoutes } from './reports/reports.routes.js';
+import { reportLinkRoutes, reportRoutes } from './reports/reports.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { DeliverySchema, WebhookSchema } from './webhooks/webhooks.schema.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
@@ -87,6 +87,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       await api.register(tokenRoutes);
+      // A signed report link is its own credential (mail clients and chat services send no bearer).
+      await api.register(reportLinkRoutes);
       // Everything else under /api needs a bearer token.
       await api.register(async (authed) => {
         authed.addHook('onRequest', requireBearer);

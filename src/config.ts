@@ -7,12 +7,13 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ROLES, type Role } from './accounts/roles.js';
 import { parseAllowList } from './shared/address-guard.js';
+import { DEFAULT_DATA_DIR } from './db/store-location.js';
 
 const EnvSchema = Type.Object({
   RAMPART_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   RAMPART_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   RAMPART_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
-  RAMPART_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  RAMPART_DATA_DIR: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   RAMPART_DB_SCHEMA: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'public' }),
   RAMPART_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
@@ -55,6 +56,7 @@ const EnvSchema = Type.Object({
   RAMPART_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   RAMPART_WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16 }),
   RAMPART_WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_REPORT_LINK_TTL: Type.Integer({ minimum: 60, maximum: 86400 * 90, default: 86400 * 7 }),
   RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
   RAMPART_MCP_SESSION_IDLE: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   RAMPART_MCP_SESSIONS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
@@ -122,6 +124,8 @@ export interface Config {
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number; concurrency: number; caFile: string | undefined };
   /** Seconds to wait before each retry of a report email (attempts = retries + 1). */
   mailRetryDelaysSeconds: number[];
+  /** Lifetime of the signed report links of emails and webhook events, in seconds. */
+  reportLinkTtlSeconds: number;
   /**
    * MCP sessions: seconds of inactivity after which a session ends, and how many one account may
    * hold in this process (opening one more ends the account's least recently used).
@@ -190,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       caFile: parsed.RAMPART_WEBHOOK_CA_FILE,
     },
     mailRetryDelaysSeconds: parsed.RAMPART_MAIL_RETRY_DELAYS.split(',').map(Number),
+    reportLinkTtlSeconds: parsed.RAMPART_REPORT_LINK_TTL,
     mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },
   };
   return { ...config, ...overrides };

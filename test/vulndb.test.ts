@@ -10,6 +10,7 @@ import { compareVersions, parseCpe } from '../src/vulndb/cpe.js';
 import { countVulnDbRows } from '../src/vulndb/vulndb.queries.js';
 import { createVulnerabilityLookup, syncVulnDb } from '../src/vulndb/vulndb.service.js';
 import { openTestStore } from './helpers/app.js';
+import { freePort } from './helpers/cli.js';
 import { fast, nvdTime, records, skip, startSources } from './helpers/vulndb-sources.js';
 
 /** The 13 CVEs of nvd/ that the KEV catalog (2025.08.25) lists, per SOURCE.md. */
@@ -66,7 +67,9 @@ test('sync downloads NVD in pages, KEV and gzipped EPSS; lookups match the recor
   assert.deepEqual(nvdRequests.map((u) => u.searchParams.get('startIndex')), ['0', '20', '40']);
   assert.equal(nvdRequests[0]?.searchParams.get('resultsPerPage'), '2000');
   assert.equal(nvdRequests[0]?.searchParams.has('lastModStartDate'), false, 'the first sync is a full one');
-  assert.ok(progress.includes('NVD: 46/46 records'), progress.join('\n'));
+  for (const line of ['NVD: page 1 of 3, 20/46 records (43%)', 'NVD: page 3 of 3, 46/46 records (100%)', 'KEV: 1404 entries (catalog 2025.08.25)']) {
+    assert.ok(progress.includes(line), `${line} in:\n${progress.join('\n')}`);
+  }
   const counts = await countVulnDbRows(db);
   assert.equal(counts.cves, 46);
   assert.equal(counts.kev, 1404);
@@ -243,9 +246,28 @@ test('failures: retries are bounded, a 404 is not retried, a hanging endpoint ti
   await assert.rejects(
     syncVulnDb(store.db, fast({ ...fake.sources, nvdBaseUrl: `${fake.base}/hang` }, { timeoutMs: 100, retries: 1 })),
     (error: Error) => {
-      assert.match(error.message, /^NVD download timed out after 100 ms: http:\/\/127\.0\.0\.1:\d+\/hang\?.* \(after 2 attempts\)$/);
+      assert.match(error.message, /^NVD download timed out: no response from http:\/\/127\.0\.0\.1:\d+\/hang\?.* within 100 ms \(after 2 attempts\)$/);
       return true;
     },
   );
   assert.equal(fake.requests.filter((u) => u.pathname === '/hang').length, 2);
+
+  await assert.rejects(syncVulnDb(store.db, fast({ ...fake.sources, kevUrl: `${fake.base}/stall` }, { timeoutMs: 300, retries: 0 })), (error: Error) => {
+    assert.match(error.message, /^KEV download stalled: nothing received from http:\/\/127\.0\.0\.1:\d+\/stall for 300 ms \(after \d+ bytes\)$/);
+    return true;
+  });
+
+  const closed = await freePort();
+  await assert.rejects(syncVulnDb(store.db, fast({ ...fake.sources, epssUrl: `http://127.0.0.1:${closed}/epss.csv` }, { retries: 0 })), (error: Error) => {
+    assert.equal(error.message, `EPSS download failed: connection refused by 127.0.0.1:${closed} (ECONNREFUSED) (http://127.0.0.1:${closed}/epss.csv)`);
+    return true;
+  });
+});
+
+test('the time limit is per wait, not per download: a slow but steady download completes', { skip }, async (t) => {
+  const { store } = await openTestStore(t);
+  const fake = await startSources(t);
+  // 40 pieces 20 ms apart take 800 ms or more, past the 500 ms limit, which no single wait reaches.
+  const result = await syncVulnDb(store.db, fast({ ...fake.sources, kevUrl: `${fake.base}/trickle` }, { timeoutMs: 500, retries: 0 }));
+  assert.equal(result.kev, 1404);
 });

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chatPayload, detectService, type ChatService } from '../src/webhooks/chat-formats.js';
-import { samplePingEvent, type ThreatCounts, type WebhookEvent } from '../src/webhooks/event.js';
+import { SAMPLE_SCAN_UUID, samplePingEvent, type ThreatCounts, type WebhookEvent } from '../src/webhooks/event.js';
+import { REPORT_FORMATS, type ReportFormat } from '../src/reports/report.js';
+
+/** Report links of the sample run as the service signs them (the signature here is a stand-in). */
+const pingLinks = (base: string) =>
+  Object.fromEntries(REPORT_FORMATS.map((f) => [f, `${base}/api/reports/${SAMPLE_SCAN_UUID}/1/${f}?expires=1714557600&signature=sig`])) as Record<ReportFormat, string>;
 
 // Documented limits, in characters unless said otherwise. Each is checked against every payload.
 // Slack Block Kit reference, https://api.slack.com/reference/block-kit/blocks
@@ -70,7 +75,7 @@ const assertWellFormed = (payload: unknown) => strings(payload).forEach((s) => a
 const HOSTILE_EVENTS: [string, WebhookEvent][] = [
   ...[0, 1, 2, 3].map((shift): [string, WebhookEvent] => [`completed, shift ${shift}`, makeEvent('scan.completed', { name: hostileName(shift), target: HOSTILE.repeat(60) })]),
   ['failed', makeEvent('scan.failed', { name: hostileName(), target: HOSTILE.repeat(60), error: HOSTILE.repeat(300) })],
-  ['ping', samplePingEvent('https://rampart.example', new Date('2024-05-01T10:00:00Z'), 'evt_ping')],
+  ['ping', samplePingEvent(pingLinks('https://rampart.example'), new Date('2024-05-01T10:00:00Z'), 'evt_ping')],
 ];
 
 test('detectService: by host and path, never by look-alikes', () => {
@@ -104,14 +109,14 @@ test('detectService: by host and path, never by look-alikes', () => {
   for (const [expected, urls] of Object.entries(cases)) for (const url of urls) assert.equal(detectService(url), expected, url);
 });
 
-test('samplePingEvent: sample data and report links under the base URL; generic webhooks get it as is', () => {
-  const e = samplePingEvent('https://rampart.example/', new Date('2024-05-01T10:00:00Z'), 'evt_1');
+test('samplePingEvent: sample data and the report links it is given; generic webhooks get it as is', () => {
+  const e = samplePingEvent(pingLinks('https://rampart.example'), new Date('2024-05-01T10:00:00Z'), 'evt_1');
   assert.equal(e.type, 'ping');
   assert.equal(e.id, 'evt_1');
   assert.equal(e.created_at, '2024-05-01T10:00:00.000Z');
   assert.deepEqual(e.data.scan, { uuid: '00000000-0000-0000-0000-000000000000', name: 'Sample scan', type: 'Rampart', target: 'scanme.example.com' });
   assert.deepEqual(e.data.run.counts, { critical: 1, high: 2, medium: 3, low: 4, informational: 5 });
-  assert.equal(e.data.run.report_urls.pdf, 'https://rampart.example/api/scans/pdf/00000000-0000-0000-0000-000000000000?run_index=1');
+  assert.deepEqual(e.data.run.report_urls, pingLinks('https://rampart.example'));
   assert.equal(e.data.run.error, null);
   assert.equal(chatPayload('generic', e), e);
 });
@@ -195,7 +200,7 @@ test('Slack: Block Kit within every limit, escaped, with the report button', asy
     assert.match(failed.blocks[1].text.text, /\*Error:\* Engine crashed: &lt;boom&gt; &amp; more/);
     const cancelled = chatPayload('slack', makeEvent('scan.failed', { outcome: 'cancelled', error: null })) as Obj;
     assert.equal(cancelled.blocks[0].text.text, ':x: Scan “Weekly perimeter” was cancelled');
-    const ping = chatPayload('slack', samplePingEvent('https://r.example', new Date(), 'evt_p')) as Obj;
+    const ping = chatPayload('slack', samplePingEvent(pingLinks('https://r.example'), new Date(), 'evt_p')) as Obj;
     assert.match(ping.blocks[0].text.text, /Test message from Rampart: scan “Sample scan” completed/);
     assert.match(ping.blocks[1].text.text, /test message from Rampart/);
   });
@@ -237,7 +242,7 @@ test('Discord: one embed within every limit, escaped, no mentions', async (t) =>
     assert.equal(failed.description, '**Target:** app.example.com\n**Run:** #3 · Nuclei scan\n**Error:** Engine crashed: \\<boom> & more');
     assert.deepEqual(failed.fields.map((f: Obj) => `${f.name}=${f.value}`), ['Critical=0', 'High=2', 'Medium=0', 'Low=1', 'Informational=0', 'Worst threat=High']);
     assert.equal(failed.color, 0x616161);
-    const ping = (chatPayload('discord', samplePingEvent('https://r.example', new Date(), 'evt_p')) as Obj).embeds[0];
+    const ping = (chatPayload('discord', samplePingEvent(pingLinks('https://r.example'), new Date(), 'evt_p')) as Obj).embeds[0];
     assert.match(ping.title, /^Test message from Rampart/);
   });
 });
@@ -284,7 +289,7 @@ test('Teams: an Adaptive Card message under 28 KB, user text kept out of Markdow
     assert.equal(failed[0]!.color, 'Attention');
     const facts = card(makeEvent('scan.completed')).body.find((b: Obj) => b.type === 'FactSet').facts;
     assert.deepEqual(facts.map((f: Obj) => `${f.title}=${f.value}`), ['Critical=0', 'High=2', 'Medium=0', 'Low=1', 'Informational=0', 'Worst threat=High']);
-    const ping = teamsRuns(card(samplePingEvent('https://r.example', new Date(), 'evt_p')));
+    const ping = teamsRuns(card(samplePingEvent(pingLinks('https://r.example'), new Date(), 'evt_p')));
     assert.match(ping[0]!.text, /^Test message from Rampart/);
     assert.match(ping.at(-1)!.text, /test message from Rampart/);
   });

@@ -131,7 +131,14 @@ test('a finished run is delivered, signed, to a real HTTPS receiver; failing twi
   assert.equal(event.type, 'scan.completed');
   assert.deepEqual(event.data.scan, { uuid, name: 'Hooked scan', type: 'Rampart', target: '127.0.0.1' });
   assert.deepEqual(event.data.run.counts, { critical: 0, high: 1, medium: 0, low: 1, informational: 0 });
-  assert.equal(event.data.run.report_urls.pdf, `http://rampart.test/api/scans/pdf/${uuid}?run_index=0`);
+  // Signed links: a chat service's reader opens them in a browser, without a bearer token.
+  const pdfLink = new URL(event.data.run.report_urls.pdf);
+  assert.equal(`${pdfLink.origin}${pdfLink.pathname}`, `http://rampart.test/api/reports/${uuid}/0/pdf`);
+  const pdf = await h.ctx.app.inject({ method: 'GET', url: `${pdfLink.pathname}${pdfLink.search}` });
+  assert.equal(pdf.statusCode, 200, pdf.body);
+  assert.equal(pdf.rawPayload.subarray(0, 5).toString(), '%PDF-');
+  const tampered = await h.ctx.app.inject({ method: 'GET', url: `${pdfLink.pathname.replace('/0/', '/1/')}${pdfLink.search}` });
+  assert.equal(tampered.statusCode, 403);
 
   const deliveries = await waitFor('the delivery succeeded', async () => {
     const data = (await h.ctx.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: h.auth })).json().data;
@@ -248,6 +255,10 @@ test('test pings, secret rotation, switching off, and 410 Gone', async (t) => {
   const ping = receiver.received[0]!;
   new Webhook(hook.secret).verify(ping.body, ping.headers);
   assert.equal(JSON.parse(ping.body).type, 'ping');
+  // The sample run's links are signed like real ones; the sample scan does not exist, so 404.
+  const sample = new URL(JSON.parse(ping.body).data.run.report_urls.html);
+  assert.equal(sample.pathname, '/api/reports/00000000-0000-0000-0000-000000000000/1/html');
+  assert.equal((await h.ctx.app.inject({ method: 'GET', url: `${sample.pathname}${sample.search}` })).statusCode, 404);
 
   const rotated = (await call('PUT', `/api/webhooks/${hook.id}`, { rotate_secret: true })).json().data;
   await call('POST', `/api/webhooks/${hook.id}/test`, {});

@@ -7,9 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { unauthenticated } from '../shared/errors.js';
-import { randomToken } from '../shared/crypto.js';
 import type { Db } from '../db/database.js';
-import { getOrInsertSetting } from './settings.queries.js';
+import { deploymentSecret } from './signing-secret.js';
 
 export interface TokenClaims {
   userId: number;
@@ -33,7 +32,7 @@ export async function createTokenService(
   db: Db,
   options: { secret: string | undefined; issuer: string; ttlSeconds: number },
 ): Promise<TokenService> {
-  const secret = options.secret ?? (await getOrInsertSetting(db, 'jwt_signing_key', randomToken(48)));
+  const secret = await deploymentSecret(db, options.secret);
   const key = new TextEncoder().encode(secret);
   const { issuer, ttlSeconds } = options;
 

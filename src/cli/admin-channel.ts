@@ -3,15 +3,30 @@
  * it holds `<data dir>/rampart.lock` and answers admin commands on a Unix socket beside it (mode
  * 0600: only the owner of the data directory can use it); the CLI sends its command there instead
  * of opening the store a second time.
+ *
+ * The answer is a stream of JSON lines: `{"progress": "..."}` as a long command goes (the CLI
+ * prints them on stderr), `{}` every KEEPALIVE_MS so the CLI knows the server is still at it, and
+ * last `{"result": {"lines": [...]}}` or `{"error": {"message", "errors"?, "public"}}`. A command
+ * has no overall time limit (a vulnerability-database sync takes minutes); the CLI gives up only
+ * when the server says nothing for IDLE_TIMEOUT_MS. When the CLI goes away, the command is aborted.
+ *
+ * This module stays light (node built-ins and the error type): every admin command of the CLI
+ * loads it, and the commands themselves are handed in by `serve`.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { AppError, type FieldErrors } from '../shared/errors.js';
-import type { Store } from '../db/database.js';
-import { runAdminCommand, type AdminCommand, type AdminResult } from './admin-commands.js';
+import type { AdminCommand, AdminContext, AdminResult } from './admin-types.js';
 
-const REQUEST_TIMEOUT_MS = 30_000;
+const KEEPALIVE_MS = 10_000;
+const IDLE_TIMEOUT_MS = 60_000;
+
+/** Runs one admin command in the serving process. */
+export type AdminHandler = (cmd: AdminCommand, context: AdminContext) => Promise<AdminResult>;
+
+type AnswerLine = { progress?: string; result?: AdminResult; error?: { message: string; errors?: FieldErrors; public: boolean } };
 
 export function lockPath(dataDir: string): string {
   return path.join(dataDir, 'rampart.lock');
@@ -51,46 +66,90 @@ export function acquireLock(dataDir: string): () => void {
   return () => fs.rmSync(lockPath(dataDir), { force: true });
 }
 
+/** What a failed command tells the CLI: an AppError's public message, else a pointer to the log. */
+function errorLine(error: unknown): AnswerLine {
+  if (error instanceof AppError) return { error: { message: error.message, ...(error.errors ? { errors: error.errors } : {}), public: true } };
+  return { error: { message: 'The server failed to run the command; see its log.', public: false } };
+}
+
 /** Serves admin commands for the CLI; returns a function that stops it. */
-export async function startAdminChannel(dataDir: string, store: Store): Promise<() => Promise<void>> {
+export async function startAdminChannel(dataDir: string, handle: AdminHandler, onError?: (error: unknown) => void): Promise<() => Promise<void>> {
   const sock = socketPath(dataDir);
   fs.rmSync(sock, { force: true });
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    let status = 200;
-    let body: unknown;
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const send = (line: AnswerLine | Record<string, never>) => {
+      if (!res.writableEnded) res.write(`${JSON.stringify(line)}\n`);
+    };
+    const aborted = new AbortController();
+    // An AppError, so a command stopped this way is not logged as the server's failure.
+    res.on('close', () => aborted.abort(new AppError('bad_request', 'The CLI went away before the command finished.')));
+    const keepalive = setInterval(() => send({}), KEEPALIVE_MS);
     try {
-      body = await runAdminCommand(store, JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminCommand);
+      const cmd = JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminCommand;
+      send({ result: await handle(cmd, { progress: (message) => send({ progress: message }), signal: aborted.signal }) });
     } catch (error) {
-      status = error instanceof AppError ? 400 : 500;
-      body = error instanceof AppError ? { message: error.message, errors: error.errors } : { message: 'The server failed to run the command; see its log.' };
+      if (!(error instanceof AppError)) onError?.(error);
+      send(errorLine(error));
+    } finally {
+      clearInterval(keepalive);
+      res.end();
     }
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(sock, resolve));
   fs.chmodSync(sock, 0o600);
   return () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
+      server.closeAllConnections();
       fs.rmSync(sock, { force: true });
     });
 }
 
-/** Runs the command in the serving process; admin errors come back as AppErrors. */
-export function sendAdminCommand(dataDir: string, cmd: AdminCommand): Promise<AdminResult> {
+/**
+ * Runs the command in the serving process, passing its progress lines to `onProgress`. Admin
+ * errors come back as AppErrors with the server's message; a socket that cannot be reached, a
+ * server that goes silent and one that stops mid-command each say so.
+ */
+export function sendAdminCommand(dataDir: string, cmd: AdminCommand, onProgress: (message: string) => void = () => {}): Promise<AdminResult> {
+  const sock = socketPath(dataDir);
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath: socketPath(dataDir), path: '/command', method: 'POST', timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminResult & { message?: string; errors?: FieldErrors };
-        if (res.statusCode === 200) resolve(body);
-        else reject(new AppError(res.statusCode === 400 ? 'validation_failed' : 'internal', body.message ?? 'Command failed.', body.errors ? { errors: body.errors } : {}));
+    let answered = false;
+    const settle = (fn: () => void) => {
+      if (answered) return;
+      answered = true;
+      fn();
+    };
+    const req = http.request({ socketPath: sock, path: '/command', method: 'POST', timeout: IDLE_TIMEOUT_MS }, (res) => {
+      createInterface({ input: res, crlfDelay: Infinity }).on('line', (text) => {
+        let line: AnswerLine;
+        try {
+          line = JSON.parse(text) as AnswerLine;
+        } catch {
+          return;
+        }
+        if (line.progress !== undefined) onProgress(line.progress);
+        else if (line.result) settle(() => resolve(line.result!));
+        else if (line.error) {
+          const { message, errors } = line.error;
+          settle(() => reject(new AppError(line.error!.public ? 'validation_failed' : 'internal', message, errors ? { errors } : {})));
+        }
       });
+      res.on('end', () => settle(() => reject(new Error('The running Rampart server stopped before the command finished; see its log.'))));
     });
-    req.on('timeout', () => req.destroy(new Error('The running Rampart server did not answer the admin command in time.')));
-    req.on('error', (error) => reject(new Error(`Could not reach the running Rampart server's admin socket: ${error.message}`)));
+    req.on('timeout', () => {
+      settle(() => reject(new Error(`The running Rampart server sent nothing for ${IDLE_TIMEOUT_MS / 1000} s while running the command; see its log.`)));
+      req.destroy();
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const unreachable = ['ENOENT', 'ECONNREFUSED', 'EACCES'].includes(error.code ?? '');
+      const message = unreachable
+        ? `Could not reach the running Rampart server's admin socket ${sock}: ${error.message}`
+        : `The connection to the running Rampart server failed during the command: ${error.message}`;
+      settle(() => reject(new Error(message)));
+    });
     req.end(JSON.stringify(cmd));
   });
 }

@@ -1,5 +1,6 @@
 /**
- * The administration commands (`rampart user ...`, `rampart key ...`, `rampart migrate`), written
+ * The administration commands (`rampart user ...`, `rampart key ...`, `rampart migrate`,
+ * `rampart vulndb ...`), written
  * once against the store. The CLI runs them directly, or, when `rampart serve` holds the embedded
  * store, the server runs them for it (see admin-channel.ts).
  */
@@ -7,27 +8,11 @@ import { AppError, notFound } from '../shared/errors.js';
 import { migrateToLatest, type Db, type Store } from '../db/database.js';
 import { createUser, findUserByEmail, toPublicUser } from '../accounts/users.service.js';
 import { createApiKey, deleteApiKey, listApiKeys, toPublicApiKey } from '../accounts/api-keys.service.js';
-import { loadConfig, type Config } from '../config.js';
-import { DEFAULT_SOURCES, syncVulnDb } from '../vulndb/vulndb.service.js';
+import { syncVulnDb, vulnDbStatus } from '../vulndb/vulndb.service.js';
+import type { AdminCommand, AdminContext, AdminResult } from './admin-types.js';
 
-export type AdminCommand =
-  | { command: 'migrate' }
-  | { command: 'user.create'; email: string; password: string; name?: string | undefined; role?: string | undefined }
-  | { command: 'key.create'; email: string; name?: string | undefined }
-  | { command: 'key.list'; email: string }
-  | { command: 'key.delete'; email: string; key: string }
-  | { command: 'vulndb.sync'; full?: boolean | undefined };
-
-/** What a command may use besides the store: configuration and a progress sink for long jobs. */
-export interface AdminContext {
-  config?: Config;
-  progress?: (message: string) => void;
-}
-
-/** What a command prints: lines for stdout; the last line of key.create is the key alone. */
-export interface AdminResult {
-  lines: string[];
-}
+/** One sync at a time per process: a second would download everything again beside the first. */
+let syncing = false;
 
 async function userByEmail(db: Db, email: string) {
   const user = await findUserByEmail(db, email);
@@ -35,6 +20,7 @@ async function userByEmail(db: Db, email: string) {
   return user;
 }
 
+/** Runs one admin command against the store; failures a person can fix are AppErrors. */
 export async function runAdminCommand(store: Store, cmd: AdminCommand, context: AdminContext = {}): Promise<AdminResult> {
   const { db } = store;
   switch (cmd.command) {
@@ -75,18 +61,32 @@ export async function runAdminCommand(store: Store, cmd: AdminCommand, context: 
       return { lines: [`Deleted API key "${deleted.name}" (${deleted.prefix}); it can no longer be exchanged for tokens.`] };
     }
     case 'vulndb.sync': {
-      const { vulndb } = context.config ?? loadConfig();
-      const result = await syncVulnDb(db, {
-        sources: {
-          nvdBaseUrl: vulndb.nvdUrl ?? DEFAULT_SOURCES.nvdBaseUrl,
-          kevUrl: vulndb.kevUrl ?? DEFAULT_SOURCES.kevUrl,
-          epssUrl: vulndb.epssUrl ?? DEFAULT_SOURCES.epssUrl,
-          ...(vulndb.nvdApiKey ? { nvdApiKey: vulndb.nvdApiKey } : {}),
-        },
-        ...(cmd.full ? { full: true } : {}),
-        onProgress: (message) => context.progress?.(message),
-      });
-      return { lines: [`Vulnerability database synced: ${result.cves} NVD records, ${result.kev} KEV entries, ${result.epss} EPSS scores.`] };
+      if (syncing) throw new AppError('conflict', 'A vulnerability-database sync is already running in this server; wait for it to finish.');
+      syncing = true;
+      try {
+        const result = await syncVulnDb(db, {
+          sources: cmd.sources,
+          ...(cmd.full ? { full: true } : {}),
+          ...(cmd.retries !== undefined ? { retries: cmd.retries } : {}),
+          ...(cmd.timeoutSeconds !== undefined ? { timeoutMs: cmd.timeoutSeconds * 1000 } : {}),
+          ...(context.signal ? { signal: context.signal } : {}),
+          onProgress: (message) => context.progress?.(message),
+        });
+        return { lines: [`Vulnerability database synced: ${result.cves} NVD records, ${result.kev} KEV entries, ${result.epss} EPSS scores.`] };
+      } finally {
+        syncing = false;
+      }
+    }
+    case 'vulndb.status': {
+      const status = await vulnDbStatus(db);
+      const when = (at: Date | null) => (at ? `synced ${at.toISOString()}` : 'never synced');
+      return {
+        lines: [
+          `NVD: ${status.cves} CVE records, ${status.cpeMatches} CPE match criteria, ${when(status.syncedAt.nvd)}`,
+          `KEV: ${status.kev} entries, ${when(status.syncedAt.kev)}`,
+          `EPSS: ${status.epss} scores, ${when(status.syncedAt.epss)}`,
+        ],
+      };
     }
     default:
       throw new AppError('bad_request', 'Unknown admin command.');

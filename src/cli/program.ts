@@ -1,12 +1,18 @@
-/** The `rampart` command line: every command, its options and its help. */
+/**
+ * The `rampart` command line: every command, its options and its help. Admin commands should
+ * answer at once, so this file loads only what every command needs; the server (Fastify, MCP,
+ * reports), the store code and even the configuration schema (typebox: hundreds of modules) are
+ * imported when a command uses them. A command the running server runs needs none of them.
+ */
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig, type Config } from '../config.js';
-import { openStore } from '../db/database.js';
+import type { Config } from '../config.js';
+import { storeLocation } from '../db/store-location.js';
 import { AppError } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
+import { vulnDbSources } from '../vulndb/sources.js';
 import { acquireLock, lockHolder, sendAdminCommand } from './admin-channel.js';
-import { runAdminCommand, type AdminCommand } from './admin-commands.js';
-import { serve, type Roles } from './serve.js';
+import type { AdminCommand } from './admin-types.js';
+import type { Roles } from './serve.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -14,18 +20,40 @@ function port(value: string): number {
   return n;
 }
 
-/** Runs an admin command against the store, or through the server that holds it. */
-async function admin(cmd: AdminCommand): Promise<void> {
-  const config = loadConfig();
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 100) throw new InvalidArgumentError('must be a whole number from 0 to 100.');
+  return n;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 3600) throw new InvalidArgumentError('must be a whole number of seconds from 1 to 3600.');
+  return n;
+}
+
+/**
+ * Runs an admin command against the store, or through the server that holds it; progress lines
+ * go to stderr either way. `cmd` may be built from this process's configuration (its settings
+ * travel with the command, whoever runs it).
+ */
+async function admin(cmd: AdminCommand | ((config: Config) => AdminCommand)): Promise<void> {
+  const progress = (message: string) => process.stderr.write(`${message}\n`);
+  const location = storeLocation();
   let result;
-  if (!config.databaseUrl && lockHolder(config.dataDir) !== undefined) {
-    result = await sendAdminCommand(config.dataDir, cmd);
+  if (!location.databaseUrl && lockHolder(location.dataDir) !== undefined) {
+    // Only a command built from this process's settings needs them read (and checked).
+    const command = typeof cmd === 'function' ? cmd((await import('../config.js')).loadConfig()) : cmd;
+    result = await sendAdminCommand(location.dataDir, command, progress);
   } else {
+    const config = (await import('../config.js')).loadConfig();
+    const command = typeof cmd === 'function' ? cmd(config) : cmd;
+    const [{ openStore }, { runAdminCommand }] = await Promise.all([import('../db/database.js'), import('./admin-commands.js')]);
     const release = config.databaseUrl ? () => {} : acquireLock(config.dataDir);
     const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema, poolSize: 2 });
     try {
-      if (cmd.command !== 'migrate') await runAdminCommand(store, { command: 'migrate' });
-      result = await runAdminCommand(store, cmd, { config, progress: (message) => process.stderr.write(`${message}\n`) });
+      if (command.command !== 'migrate') await runAdminCommand(store, { command: 'migrate' });
+      result = await runAdminCommand(store, command, { progress });
     } finally {
       await store.close();
       release();
@@ -35,6 +63,7 @@ async function admin(cmd: AdminCommand): Promise<void> {
 }
 
 async function runRoles(roles: Roles, options: { port?: number }): Promise<void> {
+  const [{ loadConfig }, { serve }] = await Promise.all([import('../config.js'), import('./serve.js')]);
   const config: Config = loadConfig(process.env, options.port === undefined ? {} : { port: options.port });
   const server = await serve(config, roles);
   const shutdown = (signal: string) => {
@@ -120,9 +149,20 @@ export function buildProgram(): Command {
   const vulndb = program.command('vulndb').description('The vulnerability database (NVD CVE records, CISA KEV, FIRST EPSS).');
   vulndb
     .command('sync')
-    .description('Download or update the database; progress goes to stderr. Env: RAMPART_NVD_API_KEY (faster), RAMPART_NVD_URL/KEV_URL/EPSS_URL (mirrors).')
+    .description(
+      'Download or update the database; progress goes to stderr. Uses this shell\'s RAMPART_NVD_API_KEY (faster) and ' +
+        'RAMPART_NVD_URL/KEV_URL/EPSS_URL (mirrors), also when a running server does the work.',
+    )
     .option('--full', 'download every NVD record, not only those changed since the last sync')
-    .action((o: { full?: boolean }) => admin({ command: 'vulndb.sync', full: o.full }));
+    .option('--retries <n>', 'retries of a request after a 5xx, 429, network error or timeout', count, 3)
+    .option('--timeout <seconds>', 'longest wait for a response, then for each next piece of a download', seconds, 120)
+    .action((o: { full?: boolean; retries: number; timeout: number }) =>
+      admin((config) => ({ command: 'vulndb.sync', sources: vulnDbSources(config), full: o.full, retries: o.retries, timeoutSeconds: o.timeout })),
+    );
+  vulndb
+    .command('status')
+    .description('What the database holds: NVD records, KEV entries, EPSS scores, and when each was last synced.')
+    .action(() => admin({ command: 'vulndb.status' }));
 
   return program;
 }

@@ -15,7 +15,8 @@ import { VERSION } from '../shared/version.js';
 import { startBackground } from '../runs/background.js';
 import { createMailer } from '../mail/mailer.js';
 import { RunQueue } from '../runs/run-queue.js';
-import { acquireLock, startAdminChannel } from './admin-channel.js';
+import { acquireLock, startAdminChannel, type AdminHandler } from './admin-channel.js';
+import { runAdminCommand } from './admin-commands.js';
 
 export interface Roles {
   api: boolean;
@@ -47,7 +48,10 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
       app = await buildApp({ config, store, queue });
       log = app.log;
       await app.listen({ port: config.port, host: config.host });
-      if (embedded) stopAdmin = await startAdminChannel(config.dataDir, store);
+      if (embedded) {
+        const run: AdminHandler = (cmd, context) => runAdminCommand(store, cmd, context);
+        stopAdmin = await startAdminChannel(config.dataDir, run, (error) => log.error({ err: error }, 'admin command failed'));
+      }
     }
     if (applied.length) log.info({ migrations: applied }, 'applied migrations');
   } catch (error) {

@@ -10,7 +10,7 @@ import { findScanById } from '../scans/scans.service.js';
 import { THREAT_ORDER, type ReportRecord } from './report.js';
 import * as mailQueries from './report-mail.queries.js';
 import { findRunById } from '../runs/runs.service.js';
-import { loadRunReport, renderReport, reportFilename, reportUrls, type ReportDeps } from './reports.service.js';
+import { loadRunReport, renderReport, reportFilename, signedReportUrls, type ReportDeps } from './reports.service.js';
 import { AppError } from '../shared/errors.js';
 
 export { enqueueReportMail } from './report-mail.queries.js';
@@ -34,7 +34,7 @@ async function collect(stream: NodeJS.ReadableStream, limit: number): Promise<Bu
   return Buffer.concat(chunks);
 }
 
-function summaryText(record: ReportRecord, links: string[], attached: boolean): string {
+function summaryText(record: ReportRecord, links: string[], linksExpire: Date, attached: boolean): string {
   const { scan, run } = record;
   const lines = [
     `Scan: ${scan.name} (${scan.type})`,
@@ -49,7 +49,8 @@ function summaryText(record: ReportRecord, links: string[], attached: boolean): 
   ];
   if (run.notes.length) lines.push('', 'Notes:', ...run.notes.map((n) => `  - ${n}`));
   lines.push('', attached ? 'The full report is attached as a PDF. Other formats:' : 'The PDF report is too large to attach. Download the report:');
-  lines.push(...links.map((l) => `  ${l}`), '', '-- Rampart');
+  lines.push(...links.map((l) => `  ${l}`));
+  lines.push(`These links open without signing in until ${linksExpire.toISOString()}: anyone holding this email can use them.`, '', '-- Rampart');
   return lines.join('\n');
 }
 
@@ -61,11 +62,11 @@ async function composeReportMail(deps: ReportDeps, scan: Scan, run: Run, recipie
   const worst = THREAT_ORDER.filter((t) => t !== 'Informational' && record.counts[t] > 0).map((t) => `${record.counts[t]} ${t}`);
   const outcome = run.outcome === 'succeeded' ? 'completed' : (run.outcome ?? 'finished');
   const subject = `Rampart: "${scan.scan_name}" run ${run.run_index} ${outcome}${worst.length ? ` - ${worst.join(', ')}` : record.total ? '' : ' - no findings'}`;
-  const links = Object.values(reportUrls(deps.config.baseUrl, scan.uuid, run.run_index));
+  const links = await signedReportUrls(deps, scan.uuid, run.run_index, deps.clock());
   return {
     to: recipient,
     subject: subject.replace(/[\r\n]+/g, ' '),
-    text: summaryText(record, links, pdf !== null),
+    text: summaryText(record, Object.values(links.urls), links.expiresAt, pdf !== null),
     ...(pdf ? { attachments: [{ filename: reportFilename(scan.scan_name, run.run_index, 'pdf'), content: pdf, contentType: 'application/pdf' }] } : {}),
   };
 }

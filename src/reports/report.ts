@@ -27,14 +27,13 @@ export interface ThreatCounts {
   informational: number;
 }
 
-/** Where a run's report downloads, in `format` (`GET /api/scans/{format}/{uuid}?run_index=N`). */
+/**
+ * Where a run's report downloads with a bearer token, in `format`
+ * (`GET /api/scans/{format}/{uuid}?run_index=N`); MCP clients hold one. Email and webhooks, read
+ * where no bearer can be sent, carry signed links (report-links.ts).
+ */
 export function reportUrl(baseUrl: string, scanUuid: string, runIndex: number, format: ReportFormat): string {
   return `${baseUrl.replace(/\/+$/, '')}/api/scans/${format}/${encodeURIComponent(scanUuid)}?run_index=${runIndex}`;
-}
-
-/** The run's report URL in every format, keyed by format. */
-export function reportUrls(baseUrl: string, scanUuid: string, runIndex: number): Record<ReportFormat, string> {
-  return Object.fromEntries(REPORT_FORMATS.map((format) => [format, reportUrl(baseUrl, scanUuid, runIndex, format)])) as Record<ReportFormat, string>;
 }
 
 /** The formats a run's report can be downloaded in: every one once the run has completed. */

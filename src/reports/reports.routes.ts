@@ -1,12 +1,15 @@
 /**
- * Report downloads: `GET /api/scans/{pdf,csv,html,txt,xml}/{uuid}?run_index=N`. The body streams
+ * Report downloads: `GET /api/scans/{pdf,csv,html,txt,xml}/{uuid}?run_index=N` with a bearer
+ * token, and `GET /api/reports/{uuid}/{run_index}/{format}?expires=&signature=` with a signed link
+ * (report-links.ts) instead, for the report email and webhook events. The body streams
  * as it renders; an error before the first byte is an ordinary error reply, one later cuts the
  * download short (the client sees a truncated file, never a corrupted-but-complete one).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { authErrors } from '../http/context.js';
-import { UuidParamsSchema } from '../http/schemas.js';
+import { StringEnum, UuidParamsSchema } from '../http/schemas.js';
 import * as service from './reports.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -24,8 +27,9 @@ const QuerySchema = Type.Object({
   run_index: Type.Optional(Type.Integer({ minimum: 0, description: 'The run (from 0); the latest completed run when omitted' })),
 });
 
+const deps = (app: { ctx: service.ReportDeps }): service.ReportDeps => ({ db: app.ctx.db, config: app.ctx.config, clock: app.ctx.clock });
+
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const deps = (): service.ReportDeps => ({ db: app.ctx.db, config: app.ctx.config, clock: app.ctx.clock });
   for (const format of service.REPORT_FORMATS) {
     const mediaType = service.REPORT_MEDIA_TYPES[format].split(';')[0]!;
     app.get(
@@ -47,14 +51,67 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const report = await service.downloadReport(deps(), request.principal!.user, request.params.uuid, format, request.query.run_index);
-        const disposition = format === 'html' || format === 'pdf' ? 'inline' : 'attachment';
-        return reply
-          .type(report.mediaType)
-          .header('content-disposition', `${disposition}; filename="${report.filename}"`)
-          .header('x-content-type-options', 'nosniff')
-          .send(report.stream);
+        const report = await service.downloadReport(deps(app), request.principal!.user, request.params.uuid, format, request.query.run_index);
+        return sendReport(reply, format, report);
       },
     );
   }
+};
+
+function sendReport(reply: FastifyReply, format: service.ReportFormat, report: service.RenderedReport): FastifyReply {
+  const disposition = format === 'html' || format === 'pdf' ? 'inline' : 'attachment';
+  return reply
+    .type(report.mediaType)
+    .header('content-disposition', `${disposition}; filename="${report.filename}"`)
+    .header('x-content-type-options', 'nosniff')
+    .send(report.stream);
+}
+
+const LinkParamsSchema = Type.Object({
+  uuid: Type.String({ description: 'The scan uuid' }),
+  run_index: Type.Integer({ minimum: 0, description: 'The run (from 0)' }),
+  format: StringEnum(service.REPORT_FORMATS, { description: 'pdf, csv, html, txt or xml' }),
+});
+const LinkQuerySchema = Type.Object({
+  expires: Type.Integer({ minimum: 0, description: 'When the link expires, in Unix seconds' }),
+  signature: Type.String({ maxLength: 256, description: 'base64url HMAC-SHA256 of the link' }),
+});
+
+const linkMediaTypes = Object.fromEntries(
+  service.REPORT_FORMATS.map((f) => [service.REPORT_MEDIA_TYPES[f].split(';')[0]!, { schema: Type.String({ format: f === 'pdf' ? 'binary' : undefined }) }]),
+);
+
+/** The signed-link download: public (no bearer), registered outside the authenticated scope. */
+export const reportLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/reports/:uuid/:run_index/:format',
+    {
+      schema: {
+        tags,
+        security: [],
+        summary: "Download a run's report through a signed link (from the report email or a webhook event)",
+        description:
+          'No bearer token: the link itself is the credential, for one scan, run and format, until it expires ' +
+          '(RAMPART_REPORT_LINK_TTL, 7 days by default). 403 {"message":"Invalid signature."} for a link that was altered ' +
+          'or belongs to another scan, run or format; 403 once it has expired; 404 when the scan or run no longer exists.',
+        params: LinkParamsSchema,
+        querystring: LinkQuerySchema,
+        response: {
+          200: { description: 'The report, as GET /api/scans/{format}/{uuid} gives it', content: linkMediaTypes },
+          403: Type.Ref('Error'),
+          404: Type.Ref('Error'),
+          422: Type.Ref('ValidationError'),
+          429: Type.Ref('Error'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { uuid, run_index: runIndex, format } = request.params;
+      const link = { uuid, runIndex, format, expires: request.query.expires };
+      const report = await service.downloadLinkedReport(deps(app), link, request.query.signature);
+      // The URL is a credential: no Referer leaks it to the sites a report links to, no cache keeps the report.
+      reply.header('referrer-policy', 'no-referrer').header('cache-control', 'private, no-store');
+      return sendReport(reply, format, report);
+    },
+  );
 };

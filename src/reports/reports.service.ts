@@ -11,18 +11,21 @@ import type { Db } from '../db/database.js';
 import type { Run, Scan, User } from '../db/schema.js';
 import { combinedEvidence } from '../findings/vulnerabilities.service.js';
 import { findRunOfScan, keepRunNarrative } from '../runs/runs.service.js';
-import { requireScan } from '../scans/scans.service.js';
-import { AppError } from '../shared/errors.js';
+import { findUserById } from '../accounts/users.service.js';
+import { findScanByUuid, requireScan } from '../scans/scans.service.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { writeNarrative } from './narrative-llm.js';
 import { narrativeFindings } from './narrative.js';
 import { THREAT_ORDER, type Narrative, type ReportFinding, type ReportFormat, type ReportRecord, type Threat, type ThreatCounts } from './report.js';
+import { verifyReportLink, type ReportLink } from './report-links.js';
 import * as queries from './reports.queries.js';
 import { renderCsv } from './render-csv.js';
 import { renderHtml } from './render-html.js';
 import { renderTxt } from './render-txt.js';
 import { renderXml } from './render-xml.js';
 
-export { REPORT_FORMATS, reportUrl, reportUrls, type ReportFormat, type ThreatCounts } from './report.js';
+export { REPORT_FORMATS, reportUrl, type ReportFormat, type ThreatCounts } from './report.js';
+export { signedReportUrls } from './report-links.js';
 
 /** The formats that show the attack narrative (CSV has one row per finding, and no place for it). */
 const FORMATS_WITH_NARRATIVE = new Set<ReportFormat>(['pdf', 'html', 'txt', 'xml']);
@@ -217,12 +220,28 @@ export interface RenderedReport {
   filename: string;
 }
 
+async function renderRun(deps: ReportDeps, scan: Scan, owner: Pick<User, 'role'>, format: ReportFormat, runIndex: number | undefined): Promise<RenderedReport> {
+  const run = await findReportRun(deps.db, scan, runIndex);
+  const record = await loadRunReport(deps, scan, run, owner, FORMATS_WITH_NARRATIVE.has(format));
+  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format) };
+}
+
 /** GET /api/scans/{format}/{uuid}: the account's scan, its run, rendered. */
 export async function downloadReport(deps: ReportDeps, user: User, uuid: string, format: ReportFormat, runIndex: number | undefined): Promise<RenderedReport> {
   const scan = await requireScan(deps.db, user.id, uuid);
-  const run = await findReportRun(deps.db, scan, runIndex);
-  const record = await loadRunReport(deps, scan, run, user, FORMATS_WITH_NARRATIVE.has(format));
-  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format) };
+  return renderRun(deps, scan, user, format, runIndex);
+}
+
+/**
+ * GET /api/reports/{uuid}/{run_index}/{format}: a signed link's report, without a bearer token.
+ * 403 for a bad or expired link; 404 when the scan was deleted (or the run is gone) since.
+ */
+export async function downloadLinkedReport(deps: ReportDeps, link: ReportLink, signature: string): Promise<RenderedReport> {
+  await verifyReportLink(deps, link, signature, deps.clock());
+  const scan = await findScanByUuid(deps.db, link.uuid.toLowerCase());
+  const owner = scan ? await findUserById(deps.db, scan.user_id) : undefined;
+  if (!scan || !owner) throw notFound('Scan');
+  return renderRun(deps, scan, owner, link.format, link.runIndex);
 }
 
 /** The run's present findings by threat, keyed as webhook events count them. */

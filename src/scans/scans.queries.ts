@@ -16,6 +16,14 @@ export function findScanById(db: Db, id: number): Promise<Scan | undefined> {
   return db.selectFrom('scans').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * A scan by uuid whoever owns it: only for a caller that has proved its right to the scan some
+ * other way (a signed report link); every request of an account uses findScan.
+ */
+export function findScanByUuid(db: Db, uuid: string): Promise<Scan | undefined> {
+  return db.selectFrom('scans').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+}
+
 /** The account's scans, newest first, each with the progress of its latest run. */
 export function listScans(db: Db, userId: number) {
   return db

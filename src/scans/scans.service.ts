@@ -22,6 +22,8 @@ import { hostOf, type ParsedTarget } from './targets.js';
 
 /** What the run worker and the scheduler need of scans (they use scans through this service). */
 export { findScanById, lockDueScans, setNextRunAt } from './scans.queries.js';
+/** A scan by uuid, unscoped: for signed report links, whose signature names the scan. */
+export { findScanByUuid } from './scans.queries.js';
 /** Ids of the account's scans whose name holds a text (a findings search covers scan names). */
 export const findScanIdsByName = scans.scanIdsNamedLike;
 

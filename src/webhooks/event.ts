@@ -3,7 +3,7 @@
  * what `chat-formats.ts` turns into Slack, Discord and Teams messages.
  */
 
-import { reportUrls, type ThreatCounts } from '../reports/reports.service.js';
+import type { ReportFormat, ThreatCounts } from '../reports/reports.service.js';
 
 export type { ThreatCounts };
 
@@ -23,19 +23,23 @@ export type WebhookEvent = {
       /** Why the run failed; null when it succeeded. */
       error: string | null;
       counts: ThreatCounts;
+      /** Signed download links (no bearer needed) that expire after RAMPART_REPORT_LINK_TTL. */
       report_urls: { pdf: string; html: string; csv: string; txt: string; xml: string };
     };
   };
 };
 
 /** The uuid of the sample scan in a ping: no real scan has it, so its report links answer 404. */
-const SAMPLE_SCAN_UUID = '00000000-0000-0000-0000-000000000000';
+export const SAMPLE_SCAN_UUID = '00000000-0000-0000-0000-000000000000';
+/** The run index of the sample run in a ping. */
+export const SAMPLE_RUN_INDEX = 1;
 
 /**
- * A `ping` event with plausible sample data: what the "test" button sends. The report URLs have the
- * same shape as real ones (see `enqueueRunEvent`), so a receiver's link handling can be tried out.
+ * A `ping` event with plausible sample data: what the "test" button sends. `reportUrls` are signed
+ * links to the sample run, made as for real events (see `enqueueRunEvent`), so a receiver's link
+ * handling can be tried out.
  */
-export function samplePingEvent(baseUrl: string, now: Date, id: string): WebhookEvent {
+export function samplePingEvent(reportUrls: Record<ReportFormat, string>, now: Date, id: string): WebhookEvent {
   const at = now.toISOString();
   return {
     id,
@@ -44,12 +48,12 @@ export function samplePingEvent(baseUrl: string, now: Date, id: string): Webhook
     data: {
       scan: { uuid: SAMPLE_SCAN_UUID, name: 'Sample scan', type: 'Rampart', target: 'scanme.example.com' },
       run: {
-        run_index: 1,
+        run_index: SAMPLE_RUN_INDEX,
         outcome: 'succeeded',
         completed_at: at,
         error: null,
         counts: { critical: 1, high: 2, medium: 3, low: 4, informational: 5 },
-        report_urls: reportUrls(baseUrl, SAMPLE_SCAN_UUID, 1),
+        report_urls: reportUrls,
       },
     },
   };

@@ -13,7 +13,7 @@ import { resolveAndCheck, type AddressGuard } from '../shared/address-guard.js';
 import { AppError, fieldError, notFound, validationError } from '../shared/errors.js';
 import { chatPayload, detectService } from './chat-formats.js';
 import { toDeliveryResource } from './delivery-record.js';
-import { samplePingEvent, type WebhookEvent } from './event.js';
+import { SAMPLE_RUN_INDEX, SAMPLE_SCAN_UUID, samplePingEvent, type WebhookEvent } from './event.js';
 import { generateSecret } from './signing.js';
 import * as queries from './webhooks.queries.js';
 import {
@@ -24,7 +24,7 @@ import {
   type UpdateWebhookBody,
   type WebhookResource,
 } from './webhooks.schema.js';
-import { reportUrls } from '../reports/reports.service.js';
+import { signedReportUrls } from '../reports/reports.service.js';
 
 export interface WebhookDeps {
   db: Db;
@@ -124,7 +124,9 @@ function messageFor(deps: Pick<WebhookDeps, 'config'>, webhook: queries.WebhookR
 /** Queues a ping with sample data (sent even when the webhook is switched off: it was asked for). */
 export async function testWebhook(deps: WebhookDeps, userId: number, id: string): Promise<void> {
   const row = await ownWebhook(deps.db, userId, id);
-  const event = samplePingEvent(deps.config.baseUrl, deps.clock(), `evt_${randomUUID().replace(/-/g, '')}`);
+  const now = deps.clock();
+  const links = await signedReportUrls(deps, SAMPLE_SCAN_UUID, SAMPLE_RUN_INDEX, now);
+  const event = samplePingEvent(links.urls, now, `evt_${randomUUID().replace(/-/g, '')}`);
   await queries.enqueueMessages(deps.db, [messageFor(deps, row, event)]);
 }
 
@@ -161,7 +163,8 @@ export async function enqueueRunEvent(
         completed_at: run.completed_at?.toISOString() ?? null,
         error: run.error,
         counts: await counts(),
-        report_urls: reportUrls(config.baseUrl, scan.uuid, run.run_index),
+        // Signed: chat services show these links to people, whose browsers send no bearer token.
+        report_urls: (await signedReportUrls({ db, config }, scan.uuid, run.run_index, new Date())).urls,
       },
     },
   };

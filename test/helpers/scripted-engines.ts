@@ -63,9 +63,13 @@ export interface Harness {
   scripts: { rampart: { next: Script }; nuclei: { next: Script } };
 }
 
-/** An app with a run worker whose engines are scripted; `mail` sends report emails too. */
-export async function startScripted(t: TestContext, options: { env?: Record<string, string>; mail?: boolean; role?: string } = {}): Promise<Harness> {
-  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'pro=100000', ...options.env } });
+/** An app with a run worker whose engines are scripted; `mail` sends report emails too; `clock` is the API's. */
+export async function startScripted(
+  t: TestContext,
+  options: { env?: Record<string, string>; mail?: boolean; role?: string; clock?: () => Date } = {},
+): Promise<Harness> {
+  const env = { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'pro=100000', ...options.env };
+  const ctx = await buildTestApp(t, { env, ...(options.clock ? { clock: options.clock } : {}) });
   const scripts = { rampart: { next: { findings: [] as Finding[] } }, nuclei: { next: { findings: [] as Finding[] } } };
   const engines: EngineRegistry = {
     forScanType: (type) => (type === 'Nuclei' ? scriptedEngine('nuclei', scripts.nuclei) : scriptedEngine('rampart', scripts.rampart)),

@@ -50,6 +50,30 @@ export async function startSources(t: TestContext): Promise<FakeSources> {
     state.requests.push(url);
     state.headers.push(req.headers);
     if (url.pathname === '/hang') return; // never answers
+    const status = /^\/status\/(\d{3})$/.exec(url.pathname);
+    if (status) return void res.writeHead(Number(status[1])).end('scripted failure');
+    if (url.pathname === '/stall') {
+      // Headers and half the catalog, then nothing more.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(kev.length) });
+      res.write(kev.subarray(0, kev.length >> 1));
+      return;
+    }
+    if (url.pathname === '/trickle') {
+      // The catalog in 40 pieces, 20 ms apart: slow in all, never silent for long.
+      const piece = Math.ceil(kev.length / 40);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let at = 0;
+      const timer = setInterval(() => {
+        res.write(kev.subarray(at, at + piece));
+        at += piece;
+        if (at >= kev.length) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 20);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
     if (url.pathname === '/nvd') {
       if (state.failNvd > 0) {
         state.failNvd--;
