@@ -73,7 +73,7 @@ test(`CLI: serve answers, admin commands reach its store, logs keep secrets, SIG
   const serveEnv = { ...env, RAMPART_PORT: String(port), RAMPART_BASE_URL: base };
   const server = startServe(t, serveEnv);
   await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('Rampart ') && l.msg.includes('listening'));
-  await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('rampart user create'));
+  await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('bin/rampart.js user create'));
 
   // While serve holds the embedded store, the CLI goes through it.
   const created = await runCli(['user', 'create', '--email', 'live@example.com', '--password', 'long enough pass'], serveEnv);
