@@ -12,6 +12,7 @@ import * as findingLifecycle from './0006-finding-lifecycle.js';
 import * as findingSearch from './0007-finding-search.js';
 import * as reports from './0008-reports.js';
 import * as webhooks from './0009-webhooks.js';
+import * as findingDefaultOrder from './0012-finding-default-order.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007-finding-search': findingSearch,
   '0008-reports': reports,
   '0009-webhooks': webhooks,
+  '0012-finding-default-order': findingDefaultOrder,
 };
