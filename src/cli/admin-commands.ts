@@ -5,7 +5,7 @@
  */
 import { AppError, notFound } from '../shared/errors.js';
 import { migrateToLatest, type Db, type Store } from '../db/database.js';
-import { createUser, findUserByEmail, toPublicUser } from '../accounts/users.service.js';
+import { changeUserRole, createUser, findUserByEmail, toPublicUser } from '../accounts/users.service.js';
 import { createApiKey, deleteApiKey, listApiKeys, toPublicApiKey } from '../accounts/api-keys.service.js';
 import { loadConfig, type Config } from '../config.js';
 import { DEFAULT_SOURCES, syncVulnDb } from '../vulndb/vulndb.service.js';
@@ -13,6 +13,7 @@ import { DEFAULT_SOURCES, syncVulnDb } from '../vulndb/vulndb.service.js';
 export type AdminCommand =
   | { command: 'migrate' }
   | { command: 'user.create'; email: string; password: string; name?: string | undefined; role?: string | undefined }
+  | { command: 'user.role'; email: string; role: string }
   | { command: 'key.create'; email: string; name?: string | undefined }
   | { command: 'key.list'; email: string }
   | { command: 'key.delete'; email: string; key: string }
@@ -46,6 +47,11 @@ export async function runAdminCommand(store: Store, cmd: AdminCommand, context: 
       const user = await createUser(db, { email: cmd.email, password: cmd.password, name: cmd.name, role: cmd.role, emailVerified: true });
       const pub = toPublicUser(user);
       return { lines: [`Created user ${pub.id}: ${pub.name} <${pub.email}>, role ${pub.role.name}.`, `Next: rampart key create --email ${pub.email}`] };
+    }
+    case 'user.role': {
+      const user = await userByEmail(db, cmd.email);
+      const changed = await changeUserRole(db, user.id, cmd.role);
+      return { lines: [changed.role === user.role ? `${changed.email} already has the role ${changed.role}.` : `Changed the role of ${changed.email} from ${user.role} to ${changed.role}.`] };
     }
     case 'key.create': {
       const user = await userByEmail(db, cmd.email);
