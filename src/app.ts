@@ -26,6 +26,7 @@ import { vulnerabilityRoutes } from './findings/vulnerabilities.routes.js';
 import { targetRoutes } from './targets/targets.routes.js';
 import { reportLinkRoutes, reportRoutes } from './reports/reports.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
+import { userAdminRoutes } from './accounts/users.routes.js';
 import { DeliverySchema, WebhookSchema } from './webhooks/webhooks.schema.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { routeCatalog } from './mcp/tools.js';
@@ -98,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await authed.register(targetRoutes);
         await authed.register(reportRoutes);
         await authed.register(webhookRoutes);
+        await authed.register(userAdminRoutes);
       });
     },
     { prefix: '/api' },

@@ -349,12 +349,12 @@ test(`target list, show and vulnerabilities (${STORE_KIND})`, async (t) => {
     }
   });
 
-  await t.test("a target's vulnerabilities: default cvss_base desc, scans joined, the target alongside", async () => {
+  await t.test("a target's vulnerabilities: default threat desc, scans joined, the target alongside", async () => {
     const res = await get(ctx, owner.auth, `/api/targets/${db10}/vulnerabilities`);
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     const f = mine.findingIds[3]!;
-    // 9.1, 7.5, 4.3, 2.6, then the two without a score (ties by id desc).
+    // Critical 9.1, High 7.5, Medium 4.3, Low 2.6, then the two Informational without a score (ties by id desc).
     assert.deepEqual(body.data.map((v: { id: number }) => v.id), [f[0], f[1], f[2], f[4], f[5], f[3]]);
     assert.deepEqual(body.target, (await get(ctx, owner.auth, `/api/targets/${db10}`)).json().data);
     assert.equal(body.meta.total, 6);

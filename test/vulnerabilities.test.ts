@@ -209,22 +209,22 @@ function resourceOf(f: Stored) {
 const RANK: Record<Threat, number> = { Critical: 4, High: 3, Medium: 2, Low: 1, Informational: 0 };
 const SORTS = ['name', 'threat', 'cvss_base', 'hostname', 'host_ip', 'scan_type', 'status', 'created_at'] as const;
 
-/** The documented order: the key (threat by rank, unscored last), then id, both in `direction`. */
+/**
+ * The documented order: the key, then id, both in `direction`; `threat` is the rank, then the
+ * CVSS score; unscored findings last in both directions.
+ */
 function expectedOrder(rows: Stored[], sort: (typeof SORTS)[number], direction: 'asc' | 'desc'): number[] {
   const sign = direction === 'asc' ? 1 : -1;
   const key = (f: Stored): string | number | null =>
     sort === 'threat' ? RANK[f.threat] : sort === 'created_at' ? f.created_at.getTime() : sort === 'scan_type' ? f.scan.type : f[sort];
+  const compare = (ka: string | number | null, kb: string | number | null) => {
+    if (ka === kb) return 0;
+    if (ka === null) return 1;
+    if (kb === null) return -1;
+    return (ka < kb ? -1 : 1) * sign;
+  };
   return [...rows]
-    .sort((a, b) => {
-      const ka = key(a);
-      const kb = key(b);
-      if (ka !== kb) {
-        if (ka === null) return 1;
-        if (kb === null) return -1;
-        return (ka < kb ? -1 : 1) * sign;
-      }
-      return (a.id - b.id) * sign;
-    })
+    .sort((a, b) => compare(key(a), key(b)) || (sort === 'threat' ? compare(a.cvss_base, b.cvss_base) : 0) || (a.id - b.id) * sign)
     .map((f) => f.id);
 }
 
@@ -311,9 +311,9 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
   const listedIds = async (query: string) => (await list(query)).data.map((v) => v.id);
   const sortedIds = (ids: number[]) => [...ids].sort((a, b) => a - b);
 
-  await t.test('list with the defaults: cvss_base desc (unscored last), 10 a page, the Laravel envelope', async () => {
+  await t.test('list with the defaults: threat desc (then CVSS, unscored last), 10 a page, the Laravel envelope', async () => {
     const body = await list('');
-    assert.deepEqual(body.data.map((v) => v.id), expectedOrder(mine, 'cvss_base', 'desc').slice(0, 10));
+    assert.deepEqual(body.data.map((v) => v.id), expectedOrder(mine, 'threat', 'desc').slice(0, 10));
     assert.deepEqual(body.data[0], resourceOf(byId.get(body.data[0]!.id)!), 'the Vulnerability shape, scan uuid and name from the scan');
     const first = body.data[0] as ReturnType<typeof resourceOf>;
     assert.equal(first.name, 'Elasticsearch without authentication', 'of two 9.8s, the higher id first');
@@ -389,7 +389,7 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
     }
   });
 
-  await t.test('threat sorts by severity rank, ties by id in the same direction', async () => {
+  await t.test('threat sorts by severity rank, then CVSS, ties by id in the same direction', async () => {
     const threats = async (query: string) => (await list(query)).data.map((v) => (v as unknown as { threat: Threat }).threat);
     assert.deepEqual(await threats('?sort=threat&per_page=100'), ['Critical', 'Critical', 'High', 'High', 'High', 'Medium', 'Medium', 'Low', 'Low', 'Low', 'Informational', 'Informational']);
     assert.deepEqual(await threats('?sort=threat&direction=asc&per_page=2'), ['Informational', 'Informational']);
@@ -399,12 +399,15 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
     // cvss_base: the two 9.8s and the two 3.7s tie; unscored findings last in both directions.
     const asc = await listedIds('?sort=cvss_base&direction=asc&per_page=100');
     assert.deepEqual(asc.slice(-2), idsOf([9, 10]), 'nulls last ascending');
-    const desc = await listedIds('?per_page=100');
+    const desc = await listedIds('?sort=cvss_base&per_page=100');
     assert.deepEqual(desc.slice(-2), idsOf([10, 9]), 'nulls last descending, ties by id desc');
+    // Within Low: 3.7 (two, by id), then 2.6, whichever way ids run.
+    assert.deepEqual((await listedIds('?severity=Low')), idsOf([11, 3, 6]));
+    assert.deepEqual((await listedIds('?severity=Low&direction=asc')), idsOf([6, 3, 11]));
   });
 
   await t.test('paging: last page, a page past the end, per_page 1 and 100, no overlap', async () => {
-    const all = expectedOrder(mine, 'cvss_base', 'desc');
+    const all = expectedOrder(mine, 'threat', 'desc');
     const last = await list('?page=2');
     assert.deepEqual(last.data.map((v) => v.id), all.slice(10));
     assert.equal(last.meta.from, 11);
@@ -623,6 +626,54 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
     assert.ok(exportOp.description.includes(EXPORT_HEADER.join(', ')));
     assert.ok(doc.paths['/api/vulnerabilities/{id}/false-positive'].post);
   });
+});
+
+test(`without a sort, findings come most severe first, a High one without a score before a scored Low one (${STORE_KIND})`, async (t) => {
+  const ctx = await buildTestApp(t, { env: RATE });
+  const owner = await signUp(ctx);
+  const scan = await insertScan(ctx, owner.userId, 'Estate', 'Rampart');
+  const host = { hostname: 'www.example.com', host_ip: '203.0.113.10', port: 443 };
+  const seeds: Seed[] = [
+    { name: 'Admin panel exposed', threat: 'High', cvss_base: null, ...host },
+    { name: 'Banner discloses version', threat: 'Low', cvss_base: 3.9, ...host },
+    { name: 'Cookie without Secure', threat: 'Low', cvss_base: 3.9, ...host },
+    { name: 'Default credentials', threat: 'Critical', cvss_base: null, ...host },
+    { name: 'Exposed .git directory', threat: 'Critical', cvss_base: 9.1, ...host },
+    { name: 'Form posts over HTTP', threat: 'Medium', cvss_base: 6.5, ...host },
+    { name: 'Git server outdated', threat: 'High', cvss_base: 7.5, ...host },
+    { name: 'Header X-Frame-Options missing', threat: 'Informational', cvss_base: null, ...host },
+    { name: 'Information page', threat: 'Informational', cvss_base: 0, ...host },
+  ];
+  const stored = await insertFindings(ctx, owner.userId, () => scan, seeds);
+  const target = await ctx.store.db.insertInto('targets').values({ user_id: owner.userId, target: 'www.example.com', type: 'Domain' }).returning('id').executeTakeFirstOrThrow();
+  await ctx.store.db.updateTable('findings').set({ target_id: target.id }).where('user_id', '=', owner.userId).execute();
+  const ids = (indexes: number[]) => indexes.map((i) => stored[i]!.id);
+  const listed = async (path: string) => {
+    const res = await ctx.app.inject({ method: 'GET', url: path, headers: owner.auth });
+    assert.equal(res.statusCode, 200, res.body);
+    return (res.json() as { data: { id: number }[] }).data.map((v) => v.id);
+  };
+
+  // Rank first; within it the worst score, unscored last; equal scores by id in the direction.
+  const severeFirst = ids([4, 3, 6, 0, 5, 2, 1, 8, 7]);
+  for (const path of ['/api/vulnerabilities', `/api/targets/${target.id}/vulnerabilities`]) {
+    assert.deepEqual(await listed(`${path}?per_page=100`), severeFirst, path);
+    assert.deepEqual(await listed(`${path}?sort=threat&direction=desc&per_page=100`), severeFirst, `${path}: the default is sort=threat`);
+    assert.deepEqual([...(await listed(`${path}?per_page=4`)), ...(await listed(`${path}?per_page=4&page=2`)), ...(await listed(`${path}?per_page=4&page=3`))], severeFirst, `${path}: pages`);
+    assert.deepEqual(await listed(`${path}?direction=asc&per_page=100`), ids([8, 7, 1, 2, 5, 6, 0, 4, 3]), `${path}: ascending, unscored still last in each rank`);
+    // sort=cvss_base keeps its meaning: the score alone, unscored last both ways.
+    assert.deepEqual(await listed(`${path}?sort=cvss_base&per_page=100`), ids([4, 6, 5, 2, 1, 8, 7, 3, 0]), `${path}: cvss_base desc`);
+    assert.deepEqual(await listed(`${path}?sort=cvss_base&direction=asc&per_page=100`), ids([8, 1, 2, 5, 6, 4, 0, 3, 7]), `${path}: cvss_base asc`);
+  }
+  // The search path that sorts among its matches keeps the same order.
+  assert.deepEqual(await listed('/api/vulnerabilities?search=example&per_page=100'), severeFirst, 'a search');
+
+  const doc = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+  for (const path of ['/api/vulnerabilities', '/api/targets/{id}/vulnerabilities']) {
+    const sort = doc.paths[path].get.parameters.find((p: { name: string }) => p.name === 'sort');
+    assert.equal(sort.schema.default, 'threat', path);
+    assert.match(sort.description ?? sort.schema.description, /severity rank .* then CVSS score \(unscored last\)/, path);
+  }
 });
 
 test(`vulnerability export streams thousands of findings in keyset pages (${STORE_KIND})`, async (t) => {

@@ -2,6 +2,8 @@
  * A worker killed with SIGKILL mid-run: the run is completed by another worker after the lease
  * expires, or, when its second worker dies too, failed cleanly. Never stuck, never duplicated.
  * On the embedded store the worker lives in `rampart serve`; on PostgreSQL it is `rampart worker`.
+ * With no worker left at all, the lease reaper of an API-only process (`rampart api`) re-queues
+ * the run once, then fails it.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
@@ -15,9 +17,15 @@ import { startTcpServer, waitFor } from './helpers/servers.js';
 interface Harness {
   /** Starts a process that runs workers (and, on PGlite, the API). */
   startWorker(): Promise<ServeProcess>;
+  /** Starts `rampart api`: no worker, only the API and the lease reaper. */
+  startApiOnly(): Promise<ServeProcess>;
   api(method: 'GET' | 'POST', path: string, body?: object): Promise<{ status: number; body: any }>;
   /** Findings and the run row, read from the store once no worker holds it. */
-  inspect(): Promise<{ findings: { port: number | null; run_index: number; rule_id: string }[]; runs: { attempts: number; outcome: string | null; error: string | null }[] }>;
+  inspect(): Promise<{
+    findings: { port: number | null; run_index: number; rule_id: string }[];
+    runs: { attempts: number; outcome: string | null; error: string | null }[];
+    mails: { run_id: number }[];
+  }>;
 }
 
 async function harness(t: TestContext, scanPorts: string): Promise<Harness> {
@@ -45,6 +53,11 @@ async function harness(t: TestContext, scanPorts: string): Promise<Harness> {
         await worker.waitForLog((l) => l.msg === 'run worker started');
         return worker;
       },
+      async startApiOnly() {
+        const api = startRampart(t, ['api'], { ...common, ...env, RAMPART_PORT: String(await freePort()) });
+        await api.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('listening on'));
+        return api;
+      },
       async api(method, path, body) {
         const res = await app.app.inject({ method, url: path, headers: { authorization: `Bearer ${token}` }, ...(body ? { payload: body } : {}) });
         return { status: res.statusCode, body: res.json() };
@@ -53,6 +66,7 @@ async function harness(t: TestContext, scanPorts: string): Promise<Harness> {
         return {
           findings: await store.db.selectFrom('findings').select(['port', 'run_index', 'rule_id']).orderBy('port').execute(),
           runs: await store.db.selectFrom('runs').select(['attempts', 'outcome', 'error']).orderBy('id').execute(),
+          mails: await store.db.selectFrom('mail_outbox').select('run_id').execute(),
         };
       },
     };
@@ -63,11 +77,12 @@ async function harness(t: TestContext, scanPorts: string): Promise<Harness> {
   const env = { ...common, RAMPART_PORT: String(port), RAMPART_BASE_URL: base };
   let token = '';
   let current: ServeProcess | undefined;
-  const startWorker = async () => {
-    current = startRampart(t, ['serve'], env);
+  const start = async (role: 'serve' | 'api') => {
+    current = startRampart(t, [role], env);
     await current.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('listening on'));
     return current;
   };
+  const startWorker = () => start('serve');
   // Set up the account through the first server, then hand it back.
   const first = await startWorker();
   assert.equal((await runCli(['user', 'create', '--email', 'crash@example.com', '--password', 'long enough pass'], env)).code, 0);
@@ -77,6 +92,7 @@ async function harness(t: TestContext, scanPorts: string): Promise<Harness> {
   await first.exited;
   return {
     startWorker,
+    startApiOnly: () => start('api'),
     async api(method, path, body) {
       const res = await fetch(`${base}${path}`, {
         method,
@@ -95,6 +111,7 @@ async function harness(t: TestContext, scanPorts: string): Promise<Harness> {
         return {
           findings: await store.db.selectFrom('findings').select(['port', 'run_index', 'rule_id']).orderBy('port').execute(),
           runs: await store.db.selectFrom('runs').select(['attempts', 'outcome', 'error']).orderBy('id').execute(),
+          mails: await store.db.selectFrom('mail_outbox').select('run_id').execute(),
         };
       } finally {
         await store.close();
@@ -109,6 +126,24 @@ async function kill(worker: ServeProcess): Promise<void> {
 }
 
 const SCAN = { scan_name: 'crash', scan_type: 'Rampart', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1' };
+
+/** Creates the scan, lets a worker claim its run, and kills that worker; returns the scan's uuid. */
+async function killWorkerMidRun(h: Harness): Promise<string> {
+  const first = await h.startWorker();
+  const created = await h.api('POST', '/api/new-scan', SCAN);
+  assert.equal(created.status, 200);
+  await first.waitForLog((l) => l.msg === 'run claimed');
+  await kill(first);
+  return created.body.uuid;
+}
+
+/** The scan's first run once it has ended. */
+function completedRun(h: Harness, uuid: string, what: string) {
+  return waitFor(what, async () => {
+    const { body } = await h.api('GET', `/api/scans/${uuid}/runs`);
+    return body.runs[0]?.status === 'completed' ? body.runs[0] : undefined;
+  });
+}
 
 test(`a run whose worker is killed is completed by the next worker, without duplicates (${STORE_KIND})`, async (t) => {
   let answering = false;
@@ -147,12 +182,7 @@ test(`a run whose worker is killed is completed by the next worker, without dupl
 test(`a run whose worker dies twice fails cleanly after its lease (${STORE_KIND})`, async (t) => {
   const stalling = await startTcpServer(t);
   const h = await harness(t, String(stalling.port));
-
-  const first = await h.startWorker();
-  const created = await h.api('POST', '/api/new-scan', SCAN);
-  const uuid = created.body.uuid;
-  await first.waitForLog((l) => l.msg === 'run claimed');
-  await kill(first);
+  const uuid = await killWorkerMidRun(h);
 
   // The second worker takes the run over once the first one's lease expires; kill it too.
   const second = await h.startWorker();
@@ -160,13 +190,32 @@ test(`a run whose worker dies twice fails cleanly after its lease (${STORE_KIND}
   await kill(second);
 
   await h.startWorker();
-  const run = await waitFor('the run to be failed', async () => {
-    const { body } = await h.api('GET', `/api/scans/${uuid}/runs`);
-    return body.runs[0]?.status === 'completed' ? body.runs[0] : undefined;
-  });
+  const run = await completedRun(h, uuid, 'the run to be failed');
   assert.equal(run.outcome, 'failed');
   assert.equal(run.scan_progress, 'Failed');
   assert.match(run.error, /stopped responding twice/);
   const { runs } = await h.inspect();
   assert.equal(runs[0]!.attempts, 2);
+});
+
+test(`with no worker left, a dead worker's run is re-queued once, then failed after another lease (${STORE_KIND})`, async (t) => {
+  const stalling = await startTcpServer(t);
+  const h = await harness(t, String(stalling.port));
+  const uuid = await killWorkerMidRun(h);
+
+  // Only the API runs now: its lease reaper must notice the dead worker on its own.
+  const api = await h.startApiOnly();
+  await waitFor('the run to go back to the queue', async () => {
+    const { body } = await h.api('GET', `/api/scans/${uuid}/runs`);
+    return body.runs[0]?.scan_progress === 'Queued' ? true : undefined;
+  });
+  await api.waitForLog((l) => l.msg === 'run re-queued: its worker stopped responding');
+  const run = await completedRun(h, uuid, 'the run to be failed');
+  assert.equal(run.outcome, 'failed');
+  assert.equal(run.scan_progress, 'Failed');
+  assert.equal(run.error, 'The worker running this scan stopped and no worker took it over within 2 s; the run was stopped. Run the scan again.');
+
+  const { runs, mails } = await h.inspect();
+  assert.equal(runs[0]!.attempts, 1, 'no second attempt: no worker claimed it');
+  assert.equal(mails.length, 1, 'the report email of the failed run is queued, as for any run that ends');
 });

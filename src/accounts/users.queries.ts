@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { NewUser, User } from '../db/schema.js';
+import type { Role } from './roles.js';
 
 export function findUserById(db: Db, id: number): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -32,4 +33,23 @@ export async function markEmailVerified(db: Db, id: number): Promise<void> {
 export async function countUsers(db: Db): Promise<number> {
   const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Sets the user's role; undefined when there is no such user. */
+export function updateUserRole(db: Db, id: number, role: Role): Promise<User | undefined> {
+  return db.updateTable('users').set({ role, updated_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/**
+ * Locks the admins' rows and returns their ids: taken by a role change in its transaction, so two
+ * admins demoting each other at once cannot both succeed and leave no admin.
+ */
+export async function lockAdmins(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('users').select('id').where('role', '=', 'admin').orderBy('id').forUpdate().execute();
+  return rows.map((row) => row.id);
+}
+
+/** One page of every account, oldest first (ids never change, so pages are stable). */
+export function listUsers(db: Db, limit: number, offset: number): Promise<User[]> {
+  return db.selectFrom('users').selectAll().orderBy('id').limit(limit).offset(offset).execute();
 }

@@ -2,7 +2,7 @@
  * Accounts: creation (CLI and agent registration), lookup, and the public shape of a user.
  * Passwords are hashed with scrypt; emails are unique regardless of case.
  */
-import { validationError, type FieldErrors } from '../shared/errors.js';
+import { AppError, notFound, validationError, type FieldErrors } from '../shared/errors.js';
 import { hashPassword } from '../shared/crypto.js';
 import { isEmail } from '../shared/validation.js';
 import type { Db } from '../db/database.js';
@@ -62,3 +62,37 @@ export const findUserById = users.findUserById;
 export const findUserByEmail = users.findUserByEmail;
 export const markEmailVerified = users.markEmailVerified;
 export const countUsers = users.countUsers;
+
+/** The 422 of a role that is not a plan, naming the plans. */
+function checkRole(role: string): Role {
+  if (!isRole(role)) throw validationError({ role: [`The selected role is invalid (one of ${ROLES.join(', ')}).`] });
+  return role;
+}
+
+/** Only admins manage accounts; anyone else gets a 403 that says so. */
+export function requireAdmin(user: User): void {
+  if (user.role !== 'admin') throw new AppError('forbidden', `Managing accounts requires the admin role; this account's role is ${user.role}.`);
+}
+
+/**
+ * Changes an account's plan (role). The last admin cannot be demoted, so the accounts API always
+ * has someone to answer to (the CLI can promote anyone again in any case). Returns the user.
+ */
+export async function changeUserRole(db: Db, userId: number, rawRole: string): Promise<User> {
+  const role = checkRole(rawRole);
+  return db.transaction().execute(async (trx) => {
+    const admins = await users.lockAdmins(trx);
+    if (role !== 'admin' && admins.length === 1 && admins[0] === userId) {
+      throw validationError({ role: ['This is the only admin account; make another account admin first.'] });
+    }
+    const updated = await users.updateUserRole(trx, userId, role);
+    if (!updated) throw notFound('User');
+    return updated;
+  });
+}
+
+/** One page of every account, and how many there are. */
+export async function listUsers(db: Db, page: { limit: number; offset: number }): Promise<{ items: PublicUser[]; total: number }> {
+  const [rows, total] = await Promise.all([users.listUsers(db, page.limit, page.offset), users.countUsers(db)]);
+  return { items: rows.map(toPublicUser), total };
+}

@@ -6,7 +6,7 @@
  */
 import { AppError, notFound } from '../shared/errors.js';
 import { migrateToLatest, type Db, type Store } from '../db/database.js';
-import { createUser, findUserByEmail, toPublicUser } from '../accounts/users.service.js';
+import { changeUserRole, createUser, findUserByEmail, toPublicUser } from '../accounts/users.service.js';
 import { createApiKey, deleteApiKey, listApiKeys, toPublicApiKey } from '../accounts/api-keys.service.js';
 import { syncVulnDb, vulnDbStatus } from '../vulndb/vulndb.service.js';
 import type { AdminCommand, AdminContext, AdminResult } from './admin-types.js';
@@ -32,6 +32,11 @@ export async function runAdminCommand(store: Store, cmd: AdminCommand, context: 
       const user = await createUser(db, { email: cmd.email, password: cmd.password, name: cmd.name, role: cmd.role, emailVerified: true });
       const pub = toPublicUser(user);
       return { lines: [`Created user ${pub.id}: ${pub.name} <${pub.email}>, role ${pub.role.name}.`, `Next: rampart key create --email ${pub.email}`] };
+    }
+    case 'user.role': {
+      const user = await userByEmail(db, cmd.email);
+      const changed = await changeUserRole(db, user.id, cmd.role);
+      return { lines: [changed.role === user.role ? `${changed.email} already has the role ${changed.role}.` : `Changed the role of ${changed.email} from ${user.role} to ${changed.role}.`] };
     }
     case 'key.create': {
       const user = await userByEmail(db, cmd.email);

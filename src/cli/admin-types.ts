@@ -7,6 +7,7 @@ import type { VulnDbSources } from '../vulndb/sources.js';
 export type AdminCommand =
   | { command: 'migrate' }
   | { command: 'user.create'; email: string; password: string; name?: string | undefined; role?: string | undefined }
+  | { command: 'user.role'; email: string; role: string }
   | { command: 'key.create'; email: string; name?: string | undefined }
   | { command: 'key.list'; email: string }
   | { command: 'key.delete'; email: string; key: string }

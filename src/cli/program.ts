@@ -127,6 +127,13 @@ export function buildProgram(): Command {
       admin({ command: 'user.create', email: o.email, password: o.password, name: o.name, role: o.role }),
     );
 
+  user
+    .command('role')
+    .description("Change an account's plan (role); it applies from the account's next request.")
+    .requiredOption('--email <email>', 'the account')
+    .requiredOption('--role <role>', 'plan: trial, basic, premium, pro or admin')
+    .action((o: { email: string; role: string }) => admin({ command: 'user.role', email: o.email, role: o.role }));
+
   const key = program.command('key').description('Manage API keys.');
   key
     .command('create')

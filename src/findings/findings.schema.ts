@@ -6,6 +6,11 @@ export const THREATS = ['Critical', 'High', 'Medium', 'Low', 'Informational'] as
 export const STATUSES = ['Unresolved', 'Accepted', 'False Positive'] as const;
 export const LIFECYCLES = ['new', 'still_open', 'fixed', 'regressed'] as const;
 
+/** The OpenAPI text of a findings list's `sort` (both lists share it). */
+export const VULNERABILITY_SORT_DESCRIPTION =
+  'Default `threat`: severity rank (Critical > High > Medium > Low > Informational), then CVSS score (unscored last), then id, ' +
+  'all in `direction`. `cvss_base` sorts by score alone, unscored findings last in both directions; other keys, then id.';
+
 export const VulnerabilitySchema = Type.Object(
   {
     id: Type.Integer(),

@@ -40,10 +40,23 @@ export interface ResolvedFilters extends VulnerabilityFilters {
 }
 
 
+/**
+ * Severity as a number, so `threat` sorts Critical > High > Medium > Low > Informational. The
+ * expression is the one `findings_user_rank_idx` (migration 0012) indexes: keep them the same, or
+ * the default order loses its index.
+ */
+const THREAT_RANK = sql<number>`case findings.threat when 'Critical' then 4 when 'High' then 3 when 'Medium' then 2 when 'Low' then 1 else 0 end`;
+const RANK_OF: Record<ThreatLevel, number> = { Critical: 4, High: 3, Medium: 2, Low: 1, Informational: 0 };
+
 function matching(userId: number, filters: ResolvedFilters) {
   return (eb: Eb) => {
     const conditions: Expression<SqlBool>[] = [eb('findings.user_id', '=', userId)];
-    if (filters.severity) conditions.push(eb('findings.threat', '=', filters.severity));
+    if (filters.severity) {
+      conditions.push(eb('findings.threat', '=', filters.severity));
+      // Said again of the rank, so the default order's index seeks to this threat instead of
+      // walking past every more severe finding (145 ms to 0.2 ms for High among 100,000).
+      conditions.push(sql<SqlBool>`${THREAT_RANK} = ${RANK_OF[filters.severity]}`);
+    }
     if (filters.status) conditions.push(eb('findings.status', '=', filters.status));
     if (filters.lifecycle) conditions.push(eb('findings.lifecycle', '=', filters.lifecycle));
     if (filters.targetId !== undefined) conditions.push(eb('findings.target_id', '=', filters.targetId));
@@ -71,8 +84,9 @@ function selectVulnerabilities(db: Db, userId: number, filters: ResolvedFilters)
 
 export type VulnerabilityRow = Awaited<ReturnType<ReturnType<typeof selectVulnerabilities>['executeTakeFirstOrThrow']>>;
 
-/** Severity as a number, so `threat` sorts Critical > High > Medium > Low > Informational. */
-const THREAT_RANK = sql<number>`case findings.threat when 'Critical' then 4 when 'High' then 3 when 'Medium' then 2 when 'Low' then 1 else 0 end`;
+
+/** The order of a list when the client names none: `threat`, most severe first. */
+export const DEFAULT_ORDER = { sort: 'threat', direction: 'desc' } as const satisfies { sort: SortKey; direction: Direction };
 
 const SORT_COLUMNS = {
   name: 'findings.name',
@@ -96,6 +110,8 @@ const SORTABLE = ['findings.id', 'findings.threat', 'findings.cvss_base', ...Obj
 
 /**
  * One page in `sort` order; ties are broken by id in the same direction, so pages never overlap.
+ * `threat` orders by rank, then by CVSS score (unscored last), then by id: a High finding
+ * without a score comes before a Low one with a score, and within a rank the worst score first.
  * With `fewMatches` (a search with at most SORT_AMONG_MATCHES matches) the matches are gathered
  * first, by the search's own indexes, and sorted; otherwise the page walks the sort's index.
  */
@@ -109,9 +125,11 @@ export function listVulnerabilities(
   const { sort, direction } = order;
   const ordered = <Q extends SelectQueryBuilder<Database, 'findings', object>>(query: Q): Q => {
     let q: SelectQueryBuilder<Database, 'findings', object> = query;
-    if (sort === 'threat') q = q.orderBy(THREAT_RANK, direction);
     // Unscored findings go last whichever way scores are sorted.
-    else if (sort === 'cvss_base') q = q.orderBy('findings.cvss_base', (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+    const byScore = <T extends SelectQueryBuilder<Database, 'findings', object>>(inner: T) =>
+      inner.orderBy('findings.cvss_base', (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+    if (sort === 'threat') q = byScore(q.orderBy(THREAT_RANK, direction));
+    else if (sort === 'cvss_base') q = byScore(q);
     else q = q.orderBy(SORT_COLUMNS[sort], direction);
     return q.orderBy('findings.id', direction) as Q;
   };

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import { authErrors } from '../http/context.js';
 import { PageQuerySchema, PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
 import { MessageSchema, StringEnum } from '../http/schemas.js';
-import { LIFECYCLES, STATUSES, THREATS } from './findings.schema.js';
+import { LIFECYCLES, STATUSES, THREATS, VULNERABILITY_SORT_DESCRIPTION } from './findings.schema.js';
 import * as service from './vulnerabilities.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -27,7 +27,7 @@ const FilterQuery = {
 };
 const ListQuerySchema = Type.Object({
   ...FilterQuery,
-  sort: Type.Optional(StringEnum(service.SORT_KEYS, { default: 'cvss_base', description: '`threat` sorts by severity; unscored findings come last by cvss_base' })),
+  sort: Type.Optional(StringEnum(service.SORT_KEYS, { default: service.DEFAULT_ORDER.sort, description: VULNERABILITY_SORT_DESCRIPTION })),
   direction: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: 'desc' })),
   ...PageQuerySchema,
 });
@@ -64,8 +64,8 @@ export const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const page = pageOf(request.query);
       const { items, total } = await service.listVulnerabilities(app.ctx.db, request.principal!.user.id, {
         filters: { severity, status, lifecycle, target, search },
-        sort: sort ?? 'cvss_base',
-        direction: direction ?? 'desc',
+        sort: sort ?? service.DEFAULT_ORDER.sort,
+        direction: direction ?? service.DEFAULT_ORDER.direction,
         ...page,
       });
       return paginate(items, total, page, `${app.ctx.config.baseUrl}/api/vulnerabilities`, request.query);

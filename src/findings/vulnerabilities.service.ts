@@ -14,6 +14,7 @@ import type { Direction, SortKey, VulnerabilityFilters, VulnerabilityRow, Vulner
 import { findScanIdsByName } from '../scans/scans.service.js';
 
 export type { Direction, SortKey, VulnerabilityFilters, VulnerabilityStatus } from './vulnerabilities.queries.js';
+export { DEFAULT_ORDER } from './vulnerabilities.queries.js';
 
 export const SORT_KEYS = ['name', 'threat', 'cvss_base', 'hostname', 'host_ip', 'scan_type', 'status', 'created_at'] as const satisfies readonly SortKey[];
 

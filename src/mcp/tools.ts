@@ -34,7 +34,10 @@ function spec(name: string, method: ToolSpec['method'], url: string, annotations
   return { name, title: annotations.title!, method, url, annotations, ...(note ? { note } : {}) };
 }
 
-/** Every API operation an agent may call, in the order tools are listed. */
+/**
+ * Every API operation an agent may call, in the order tools are listed. The admins' accounts
+ * routes (/api/admin/users) are left out on purpose (docs/DECISIONS.md "Changing a plan").
+ */
 export const ROUTE_TOOLS: ToolSpec[] = [
   spec('user_show', 'GET', '/api/user', read('Show the signed-in account')),
   spec('scans_list', 'GET', '/api/scans', read('List scans')),

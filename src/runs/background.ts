@@ -1,4 +1,7 @@
-/** Starts the background roles — run workers and the scheduler — over one store. */
+/**
+ * Starts the background roles — run workers and the scheduler — over one store, and the lease
+ * reaper, which every long-running process runs whatever its roles (the API alone included).
+ */
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { AddressGuard } from '../shared/address-guard.js';
@@ -8,6 +11,7 @@ import { ReportMailWorker } from '../reports/report-mail.worker.js';
 import { WebhookWorker } from '../webhooks/webhook.worker.js';
 import { createEngineRegistry, type EngineRegistry } from './engines.js';
 import type { RunQueue } from './run-queue.js';
+import { createLeaseReaper } from './lease-reaper.js';
 import { Scheduler } from './scheduler.js';
 import { RunWorker } from './worker.js';
 
@@ -49,6 +53,8 @@ export function startBackground(options: BackgroundOptions): Background {
     ? new WebhookWorker({ db, config, guard: options.guard, log, ...(options.lookup ? { lookup: options.lookup } : {}) })
     : undefined;
   const scheduler = options.scheduler ? new Scheduler(db, { intervalMs: config.schedulerIntervalMs, queue, log }) : undefined;
+  const reaper = createLeaseReaper({ db, config, log, queue });
+  reaper.start();
   worker?.start();
   mail?.start();
   webhooks?.start();
@@ -60,6 +66,7 @@ export function startBackground(options: BackgroundOptions): Background {
     scheduler,
     async stop() {
       await scheduler?.stop();
+      await reaper.stop();
       await worker?.stop();
       await mail?.stop();
       await webhooks?.stop();

@@ -12,12 +12,10 @@ import type { AddressGuard } from '../shared/address-guard.js';
 import type { Logger } from '../shared/logger.js';
 import { FINDINGS_BATCH, judgeRunFindings, recordFindings, type FindingContext } from '../findings/findings.service.js';
 import { findScanById } from '../scans/scans.service.js';
-import { enqueueReportMail } from '../reports/report-mail.service.js';
-import { runCountsByThreat } from '../reports/reports.service.js';
-import { enqueueRunEvent } from '../webhooks/webhooks.service.js';
 import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
 import type { EngineRegistry } from './engines.js';
+import { queueRunEndNotices } from './run-end.js';
 import { finishRun, recordProgress } from './runs.queries.js';
 
 export interface ExecutorDeps {
@@ -50,8 +48,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
         const lifecycle = judge ? await judgeRunFindings(trx, { id: run.id, scanId: scan.id, runIndex: run.run_index, complete: judge.complete }) : undefined;
         const finished = await finishRun(trx, run.id, workerId, lifecycle ? { ...result, lifecycle } : result);
         if (!finished) throw new LeaseLost();
-        await enqueueReportMail(trx, run.id, scan.scan_email);
-        await enqueueRunEvent(trx, deps.config, scan, finished, () => runCountsByThreat(trx, run.id));
+        await queueRunEndNotices(trx, deps.config, scan, finished);
       })
       .catch((error: unknown) => {
         if (!(error instanceof LeaseLost)) throw error;

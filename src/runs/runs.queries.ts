@@ -32,10 +32,10 @@ export async function insertRun(
 }
 
 /**
- * Claims the oldest claimable run: queued, or current with an expired lease (its worker died) and
- * attempts left. The claim sets the lease and counts the attempt.
+ * Claims the oldest queued run (no lease owner): new, released by a worker that shut down, or
+ * put back by the lease reaper. The claim sets the lease and counts the attempt.
  */
-export async function claimRun(db: Db, workerId: string, leaseSeconds: number, maxAttempts: number): Promise<Run | undefined> {
+export async function claimRun(db: Db, workerId: string, leaseSeconds: number): Promise<Run | undefined> {
   const result = await sql<Run>`
     update runs set
       lease_owner = ${workerId},
@@ -45,8 +45,7 @@ export async function claimRun(db: Db, workerId: string, leaseSeconds: number, m
       progress = 'Running ' || progress_percent || '%'
     where id = (
       select id from runs
-      where status = 'current' and progress <> ${AWAITING_AGENT}
-        and (lease_owner is null or (lease_expires_at < now() and attempts < ${maxAttempts}))
+      where status = 'current' and progress <> ${AWAITING_AGENT} and lease_owner is null
       order by queued_at, id
       limit 1
       for update skip locked
@@ -55,14 +54,37 @@ export async function claimRun(db: Db, workerId: string, leaseSeconds: number, m
   return result.rows[0];
 }
 
-/** Fails runs whose lease expired with no attempts left; returns them. */
-export async function failAbandonedRuns(db: Db, maxAttempts: number, error: string): Promise<Run[]> {
+/**
+ * Puts back in the queue the runs whose lease expired (their worker died) and that have an
+ * attempt left. With no owner, `lease_expires_at` is the takeover deadline: a worker must claim
+ * the run before it, or `failExpiredRuns` fails it.
+ */
+export async function requeueExpiredRuns(db: Db, maxAttempts: number, takeoverSeconds: number): Promise<Run[]> {
   const result = await sql<Run>`
-    update runs set status = 'completed', outcome = 'failed', progress = 'Failed', error = ${error},
+    update runs set lease_owner = null, lease_expires_at = now() + make_interval(secs => ${takeoverSeconds}), progress = 'Queued'
+    where id in (
+      select id from runs
+      where status = 'current' and lease_owner is not null and lease_expires_at < now() and attempts < ${maxAttempts}
+      for update skip locked
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/**
+ * Fails the runs that can no longer finish: leased with no attempts left and the lease expired
+ * (`errors.outOfAttempts`), or put back by the reaper and not claimed by the deadline
+ * (`errors.notTakenOver`). Returns them.
+ */
+export async function failExpiredRuns(db: Db, maxAttempts: number, errors: { outOfAttempts: string; notTakenOver: string }): Promise<Run[]> {
+  // SET expressions see the row as it was, so the case reads the owner before it is cleared.
+  const result = await sql<Run>`
+    update runs set status = 'completed', outcome = 'failed', progress = 'Failed',
+      error = case when lease_owner is null then ${errors.notTakenOver} else ${errors.outOfAttempts} end,
       completed_at = now(), lease_owner = null, lease_expires_at = null
     where id in (
       select id from runs
-      where status = 'current' and lease_owner is not null and lease_expires_at < now() and attempts >= ${maxAttempts}
+      where status = 'current' and lease_expires_at < now() and (lease_owner is null or attempts >= ${maxAttempts})
       for update skip locked
     )
     returning *`.execute(db);

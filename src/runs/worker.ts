@@ -1,18 +1,15 @@
 /**
  * A worker: claims runs from the queue (the runs table) up to its concurrency, keeps each lease
- * alive with heartbeats, executes them, and fails runs whose worker died twice. `rampart serve`
- * runs one in process; `rampart worker` runs one alone; any number share a PostgreSQL store.
+ * alive with heartbeats, and executes them. Runs whose worker died are put back in the queue or
+ * failed by the lease reaper (lease-reaper.ts), a loop of its own. `rampart serve` runs one
+ * worker in process; `rampart worker` runs one alone; any number share a PostgreSQL store.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Run } from '../db/schema.js';
 import { executeRun, type ExecutorDeps } from './run-executor.js';
 import type { RunQueue } from './run-queue.js';
-import { claimRun, failAbandonedRuns, releaseLease, renewLease } from './runs.queries.js';
-
-/** A run is tried at most twice: once, and once more if its first worker died. */
-export const MAX_RUN_ATTEMPTS = 2;
-export const ABANDONED_ERROR = 'The worker running this scan stopped responding twice; the run was stopped. Run the scan again.';
+import { claimRun, releaseLease, renewLease } from './runs.queries.js';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -27,7 +24,6 @@ export class RunWorker {
   readonly #options: WorkerOptions;
   readonly #active = new Map<number, { controller: AbortController; done: Promise<void> }>();
   #stopped = true;
-  #lastReap = 0;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
   #unsubscribe: (() => void)[] = [];
@@ -62,15 +58,8 @@ export class RunWorker {
     const { db, log } = this.#deps;
     while (!this.#stopped) {
       try {
-        // Leases expire in whole seconds: looking for dead workers' runs twice a lease is enough.
-        if (Date.now() - this.#lastReap >= (this.#options.leaseSeconds * 1000) / 2) {
-          this.#lastReap = Date.now();
-          for (const run of await failAbandonedRuns(db, MAX_RUN_ATTEMPTS, ABANDONED_ERROR)) {
-            log.warn({ run_id: run.id }, 'run failed: its worker stopped responding twice');
-          }
-        }
         while (!this.#stopped && this.#active.size < this.#options.concurrency) {
-          const run = await claimRun(db, this.id, this.#options.leaseSeconds, MAX_RUN_ATTEMPTS);
+          const run = await claimRun(db, this.id, this.#options.leaseSeconds);
           if (!run) break;
           this.#execute(run);
         }

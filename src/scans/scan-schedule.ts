@@ -1,6 +1,6 @@
 /** The link between a stored scan and the schedule math of schedule.ts. */
 import type { Scan } from '../db/schema.js';
-import { nextOccurrence, nextOccurrenceAfter, occurrence, type Schedule } from './schedule.js';
+import { buildSchedule, nextOccurrence, nextOccurrenceAfter, occurrence, type LocalDate, type LocalTime, type Schedule } from './schedule.js';
 
 /** `YYYY-MM-DDTHH:mm`, the anchor as stored on the scan. */
 export function formatAnchor(schedule: Schedule): string {
@@ -37,4 +37,28 @@ export function firstRun(schedule: Schedule, now: Date, options: { explicitStart
 export function advance(schedule: Schedule, now: Date): Date | null {
   if (schedule.frequency === 'One-time') return null;
   return nextOccurrenceAfter(schedule, now);
+}
+
+/**
+ * A scan's schedule after an update of its frequency, zone or start, and its next run. With a
+ * start date or time the anchor is rebuilt from them; without, the scan keeps its anchor's local
+ * date and time (a scan that ran daily at 09:00 runs at 09:00 in its new zone, or weekly from
+ * that day). The next run is the first occurrence not in the past: an update never runs a scan
+ * itself (rerun does), so a One-time scan whose moment has passed has no next run.
+ */
+export function reschedule(
+  previous: Schedule | null,
+  input: { frequency: Schedule['frequency']; startDate: LocalDate | undefined; startTime: LocalTime | undefined; timeZone: string },
+  now: Date,
+): { schedule: Schedule; nextRunAt: Date | null } {
+  const { frequency, startDate, startTime, timeZone } = input;
+  const schedule =
+    startDate || startTime || !previous
+      ? buildSchedule({ frequency, timeZone, ...(startDate ? { startDate } : {}), ...(startTime ? { startTime } : {}) }, now)
+      : { frequency, anchor: previous.anchor, timeZone };
+  if (frequency === 'One-time') {
+    const at = occurrence(schedule, 0);
+    return { schedule, nextRunAt: at.getTime() >= now.getTime() ? at : null };
+  }
+  return { schedule, nextRunAt: nextOccurrence(schedule, now) };
 }

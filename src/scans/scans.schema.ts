@@ -5,29 +5,51 @@ import { Nullable, StringEnum } from '../http/schemas.js';
 export const SCAN_TYPES = ['Rampart', 'OpenVas', 'ZAP', 'Nuclei'] as const;
 export const SCAN_FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quarterly', 'Yearly', 'Unmanaged'] as const;
 
-export const CreateScanBodySchema = Type.Object({
+/** The fields a scan is created with and that an update may change, with one set of rules. */
+const ScanFields = {
   scan_name: Type.String({ minLength: 1, maxLength: 255 }),
-  scan_type: StringEnum(SCAN_TYPES),
   scan_frequency: StringEnum(SCAN_FREQUENCIES),
-  scan_start_date: Type.Optional(Nullable(Type.String({ maxLength: 25, description: 'Free-form date, e.g. 2026-12-01 or Dec 1, 2026' }))),
-  scan_start_time: Type.Optional(Nullable(Type.String({ maxLength: 10, description: 'Clock time, e.g. 9:30 PM' }))),
+  scan_start_date: Nullable(Type.String({ maxLength: 25, description: 'Free-form date, e.g. 2026-12-01 or Dec 1, 2026' })),
+  scan_start_time: Nullable(Type.String({ maxLength: 10, description: 'Clock time, e.g. 9:30 PM' })),
   scan_time_zone: Type.String({ minLength: 1, maxLength: 35, description: 'IANA time zone, e.g. Europe/Berlin' }),
   scan_email: Type.String({ format: 'email', maxLength: 100 }),
   scan_target: Type.String({ minLength: 1, description: 'Hosts, IPs or CIDR ranges (URLs for ZAP), separated by commas, spaces or newlines' }),
+};
+
+export const CreateScanBodySchema = Type.Object({
+  scan_name: ScanFields.scan_name,
+  scan_type: StringEnum(SCAN_TYPES),
+  scan_frequency: ScanFields.scan_frequency,
+  scan_start_date: Type.Optional(ScanFields.scan_start_date),
+  scan_start_time: Type.Optional(ScanFields.scan_start_time),
+  scan_time_zone: ScanFields.scan_time_zone,
+  scan_email: ScanFields.scan_email,
+  scan_target: ScanFields.scan_target,
   zap_authenticated: Type.Optional(Type.Boolean({ default: false })),
   zap_login_script: Type.Optional(Nullable(Type.String({ contentEncoding: 'base64', description: 'Base64 of a Python login script' }))),
   include_attack_narrative: Type.Optional(Type.Boolean({ default: false })),
 });
 export type CreateScanBody = Static<typeof CreateScanBodySchema>;
 
-export const UpdateScanBodySchema = Type.Object({
-  scan_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  zap_authenticated: Type.Optional(Type.Boolean()),
-  zap_login_script: Type.Optional(Type.String({ contentEncoding: 'base64' })),
-  remove_login_script: Type.Optional(Type.Boolean()),
-  include_attack_narrative: Type.Optional(Type.Boolean()),
-});
+export const UpdateScanBodySchema = Type.Object(
+  {
+    scan_name: Type.Optional(ScanFields.scan_name),
+    scan_frequency: Type.Optional({ ...ScanFields.scan_frequency, description: 'Not to or from Unmanaged; the schedule is recomputed' }),
+    scan_start_date: Type.Optional({ ...ScanFields.scan_start_date, description: 'Free-form date; null or empty removes it. The schedule is recomputed' }),
+    scan_start_time: Type.Optional({ ...ScanFields.scan_start_time, description: 'Clock time; null or empty removes it. The schedule is recomputed' }),
+    scan_time_zone: Type.Optional({ ...ScanFields.scan_time_zone, description: 'IANA time zone; the schedule keeps its local time in the new zone' }),
+    scan_email: Type.Optional(ScanFields.scan_email),
+    scan_target: Type.Optional({ ...ScanFields.scan_target, description: 'Replaces the targets; checked as at creation. A run already going keeps its targets' }),
+    zap_authenticated: Type.Optional(Type.Boolean()),
+    zap_login_script: Type.Optional(Type.String({ contentEncoding: 'base64' })),
+    remove_login_script: Type.Optional(Type.Boolean()),
+    include_attack_narrative: Type.Optional(Type.Boolean()),
+  },
+  { description: 'Only the fields sent change. Any other field, scan_type included, is a 422 naming it.' },
+);
 export type UpdateScanBody = Static<typeof UpdateScanBodySchema>;
+/** The fields an update may carry; any other is refused by name. */
+export const UPDATABLE_SCAN_FIELDS: readonly string[] = Object.keys(UpdateScanBodySchema.properties);
 
 export const ScanSchema = Type.Object(
   {

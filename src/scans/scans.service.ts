@@ -8,7 +8,8 @@ import { DateTime } from 'luxon';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import type { Scan, User } from '../db/schema.js';
+import type { Scan, ScansTable, User } from '../db/schema.js';
+import type { Updateable } from 'kysely';
 import { ensureTargets } from '../targets/targets.service.js';
 import { AWAITING_AGENT, enqueueRun, findCurrentRun, runsSummary } from '../runs/runs.service.js';
 import type { RunQueue } from '../runs/run-queue.js';
@@ -16,7 +17,7 @@ import { removeLoginScript, storeLoginScript } from './login-scripts.js';
 import * as scans from './scans.queries.js';
 import type { CreateScanBody, ScanResource, UpdateScanBody } from './scans.schema.js';
 import { validateNewScan, validateScanUpdate, type Guard } from './scans.validation.js';
-import { scheduleOf, firstRun, formatAnchor } from './scan-schedule.js';
+import { scheduleOf, firstRun, formatAnchor, reschedule } from './scan-schedule.js';
 import { buildSchedule, previewOccurrences } from './schedule.js';
 import { hostOf, type ParsedTarget } from './targets.js';
 
@@ -132,10 +133,47 @@ export async function showScan(db: Db, userId: number, uuid: string): Promise<Sc
   return toScanResource(scan, (await findCurrentRun(db, scan.id))?.progress ?? null);
 }
 
+/** Fields whose change recomputes the schedule. */
+const SCHEDULE_FIELDS = ['scan_frequency', 'scan_time_zone', 'scan_start_date', 'scan_start_time'] as const;
+
+/**
+ * PUT /api/scans/{uuid}: applies every field sent, each checked as at creation. A change to the
+ * frequency, zone or start recomputes the schedule and `next_run_at` (see `reschedule`); new
+ * targets are recorded as targets. A run already going is not touched.
+ */
 export async function updateScan(deps: ScanDeps, user: User, uuid: string, body: UpdateScanBody): Promise<Scan> {
   const { db, config } = deps;
   const scan = await requireScan(db, user.id, uuid);
-  const valid = validateScanUpdate(body, scan, { role: user.role, loginScriptMaxBytes: config.loginScriptMaxBytes });
+  const valid = await validateScanUpdate(body, scan, {
+    role: user.role,
+    guard: deps.guard,
+    maxAddresses: config.maxTargetAddresses,
+    loginScriptMaxBytes: config.loginScriptMaxBytes,
+  });
+  const changes: Updateable<ScansTable> = {};
+  if (body.scan_name !== undefined) changes.scan_name = body.scan_name.trim();
+  if (body.include_attack_narrative !== undefined) changes.include_attack_narrative = body.include_attack_narrative;
+  if (body.scan_email !== undefined) changes.scan_email = body.scan_email.trim();
+  if (valid.targets) {
+    changes.scan_target = valid.targets.map((t) => t.value).join(', ');
+    changes.targets = JSON.stringify(valid.targets);
+  }
+  if (SCHEDULE_FIELDS.some((field) => body[field] !== undefined)) {
+    const frequency = body.scan_frequency ?? scan.scan_frequency;
+    const timeZone = body.scan_time_zone ?? scan.scan_time_zone;
+    Object.assign(changes, {
+      scan_frequency: frequency,
+      scan_time_zone: timeZone,
+      scan_start_date: body.scan_start_date !== undefined ? body.scan_start_date?.trim() || null : scan.scan_start_date,
+      scan_start_time: body.scan_start_time !== undefined ? body.scan_start_time?.trim() || null : scan.scan_start_time,
+    });
+    // Unmanaged scans stay Unmanaged (validation), with no schedule to recompute.
+    if (frequency !== 'Unmanaged') {
+      const { schedule, nextRunAt } = reschedule(scheduleOf(scan), { frequency, timeZone, startDate: valid.startDate, startTime: valid.startTime }, deps.clock());
+      changes.schedule_anchor = formatAnchor(schedule);
+      changes.next_run_at = nextRunAt;
+    }
+  }
   let scriptPath = scan.zap_login_script;
   if (body.remove_login_script) {
     await removeLoginScript(config.dataDir, scan.zap_login_script);
@@ -143,11 +181,12 @@ export async function updateScan(deps: ScanDeps, user: User, uuid: string, body:
   } else if (valid.loginScript !== undefined) {
     scriptPath = await storeLoginScript(config.dataDir, scan.uuid, valid.loginScript);
   }
-  return scans.updateScan(db, scan.id, {
-    ...(body.scan_name !== undefined ? { scan_name: body.scan_name.trim() } : {}),
-    ...(body.include_attack_narrative !== undefined ? { include_attack_narrative: body.include_attack_narrative } : {}),
-    zap_login_script: scriptPath,
-    zap_authenticated: body.remove_login_script ? false : (body.zap_authenticated ?? (valid.loginScript !== undefined ? true : scan.zap_authenticated)),
+  changes.zap_login_script = scriptPath;
+  changes.zap_authenticated = body.remove_login_script ? false : (body.zap_authenticated ?? (valid.loginScript !== undefined ? true : scan.zap_authenticated));
+  return db.transaction().execute(async (trx) => {
+    const updated = await scans.updateScan(trx, scan.id, changes);
+    if (valid.targets) await ensureTargets(trx, user.id, namedHosts(valid.targets));
+    return updated;
   });
 }
 

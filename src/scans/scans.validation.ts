@@ -4,12 +4,14 @@
  * Field errors are collected and reported together, as Laravel does.
  */
 import { AppError, validationError, type FieldErrors } from '../shared/errors.js';
+import { unknownFields } from '../shared/validation.js';
 import { resolveAndCheck, type createAddressGuard } from '../shared/address-guard.js';
 import { mayHaveNarrative, type Role } from '../accounts/roles.js';
 import { decodeLoginScript } from './login-scripts.js';
 import { isTimeZone, parseStartDate, parseStartTime, type LocalDate, type LocalTime } from './schedule.js';
-import { hostOf, parseScanTargets, type ParsedTarget } from './targets.js';
-import type { CreateScanBody, UpdateScanBody } from './scans.schema.js';
+import { hostOf, parseScanTargets, type ParsedTarget, type ScanType } from './targets.js';
+import type { Scan } from '../db/schema.js';
+import { UPDATABLE_SCAN_FIELDS, type CreateScanBody, type UpdateScanBody } from './scans.schema.js';
 
 export type Guard = ReturnType<typeof createAddressGuard>;
 
@@ -63,6 +65,44 @@ async function guardTargets(targets: ParsedTarget[], guard: Guard, errors: Field
   );
 }
 
+/** The targets of `text` for a scan of `scanType`, parse errors and guard refusals added to `errors`. */
+async function checkTargets(
+  text: string,
+  scanType: ScanType,
+  unmanaged: boolean,
+  options: { guard: Guard; maxAddresses: number },
+  errors: FieldErrors,
+): Promise<ParsedTarget[]> {
+  const parsed = parseScanTargets(text, scanType, { maxAddresses: options.maxAddresses });
+  if (!parsed.ok) {
+    for (const e of parsed.errors) add(errors, 'scan_target', e);
+    return [];
+  }
+  // The address guard runs on well-formed targets only, and not for Unmanaged scans: the local
+  // agent scans internal networks, the service never does.
+  if (!unmanaged) await guardTargets(parsed.value.targets, options.guard, errors);
+  return parsed.value.targets;
+}
+
+const ZONE_ERROR = 'The scan time zone must be an IANA time zone name, such as Europe/Berlin or America/New_York.';
+
+/** The start date and time parsed (absent or empty: undefined), errors added to `errors`. */
+function checkStart(date: string | null | undefined, time: string | null | undefined, errors: FieldErrors): { startDate: LocalDate | undefined; startTime: LocalTime | undefined } {
+  let startDate: LocalDate | undefined;
+  if (date) {
+    const parsed = parseStartDate(date);
+    if (parsed.ok) startDate = parsed.value;
+    else add(errors, 'scan_start_date', parsed.error);
+  }
+  let startTime: LocalTime | undefined;
+  if (time) {
+    const parsed = parseStartTime(time);
+    if (parsed.ok) startTime = parsed.value;
+    else add(errors, 'scan_start_time', parsed.error);
+  }
+  return { startDate, startTime };
+}
+
 export async function validateNewScan(
   body: CreateScanBody,
   options: { role: Role; guard: Guard; maxAddresses: number; loginScriptMaxBytes: number },
@@ -70,27 +110,11 @@ export async function validateNewScan(
   const errors: FieldErrors = {};
   const unmanaged = body.scan_frequency === 'Unmanaged';
 
-  const parsed = parseScanTargets(body.scan_target, body.scan_type, { maxAddresses: options.maxAddresses });
-  if (!parsed.ok) for (const e of parsed.errors) add(errors, 'scan_target', e);
-
   if (unmanaged && body.scan_type !== 'OpenVas') {
     add(errors, 'scan_frequency', 'Unmanaged (internal network) scans must be OpenVas scans.');
   }
-  if (!isTimeZone(body.scan_time_zone)) {
-    add(errors, 'scan_time_zone', 'The scan time zone must be an IANA time zone name, such as Europe/Berlin or America/New_York.');
-  }
-  let startDate: LocalDate | undefined;
-  if (body.scan_start_date) {
-    const date = parseStartDate(body.scan_start_date);
-    if (date.ok) startDate = date.value;
-    else add(errors, 'scan_start_date', date.error);
-  }
-  let startTime: LocalTime | undefined;
-  if (body.scan_start_time) {
-    const time = parseStartTime(body.scan_start_time);
-    if (time.ok) startTime = time.value;
-    else add(errors, 'scan_start_time', time.error);
-  }
+  if (!isTimeZone(body.scan_time_zone)) add(errors, 'scan_time_zone', ZONE_ERROR);
+  const { startDate, startTime } = checkStart(body.scan_start_date, body.scan_start_time, errors);
 
   let loginScript: string | undefined;
   if (body.scan_type !== 'ZAP' && (body.zap_authenticated || body.zap_login_script)) {
@@ -103,15 +127,13 @@ export async function validateNewScan(
     add(errors, 'zap_login_script', 'The zap login script field is required when zap authenticated is true.');
   }
 
-  // The address guard runs on well-formed targets only, and not for Unmanaged scans: the local
-  // agent scans internal networks, the service never does.
-  if (parsed.ok && !unmanaged) await guardTargets(parsed.value.targets, options.guard, errors);
+  const targets = await checkTargets(body.scan_target, body.scan_type, unmanaged, options, errors);
   if (Object.keys(errors).length > 0) throw validationError(orderErrors(errors));
   checkTier(options.role, { unmanaged, narrative: body.include_attack_narrative ?? false });
-  return { targets: parsed.ok ? parsed.value.targets : [], startDate, startTime, loginScript };
+  return { targets, startDate, startTime, loginScript };
 }
 
-const FIELD_ORDER = ['scan_name', 'scan_type', 'scan_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'scan_target', 'zap_authenticated', 'zap_login_script', 'include_attack_narrative'];
+const FIELD_ORDER = ['scan_name', 'scan_type', 'scan_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'scan_target', 'zap_authenticated', 'zap_login_script', 'remove_login_script', 'include_attack_narrative'];
 
 /** Fields in the order of the request table, as Laravel reports them. */
 function orderErrors(errors: FieldErrors): FieldErrors {
@@ -122,34 +144,78 @@ function orderErrors(errors: FieldErrors): FieldErrors {
 
 export interface ValidatedUpdate {
   loginScript: string | undefined;
+  /** The new targets, when `scan_target` was sent. */
+  targets: ParsedTarget[] | undefined;
+  /** The scan's start after the update (the stored one where the request leaves it). */
+  startDate: LocalDate | undefined;
+  startTime: LocalTime | undefined;
 }
 
-export function validateScanUpdate(
-  body: UpdateScanBody,
-  scan: { scan_type: string; zap_login_script: string | null },
-  options: { role: Role; loginScriptMaxBytes: number },
-): ValidatedUpdate {
-  const errors: FieldErrors = {};
+type StoredScan = Pick<Scan, 'scan_type' | 'scan_frequency' | 'zap_login_script' | 'scan_start_date' | 'scan_start_time'>;
+
+/** Fields of the Scan resource that no update changes (a client may send back what it read). */
+const READ_ONLY = new Set(['id', 'uuid', 'user_id', 'next_run_at', 'current_progress', 'created_at', 'updated_at']);
+
+/** 422s for fields an update cannot apply: never a success for a change not made. */
+function checkUnknownFields(body: Record<string, unknown>, scan: StoredScan, errors: FieldErrors): void {
+  for (const field of unknownFields(body, UPDATABLE_SCAN_FIELDS)) {
+    if (field === 'scan_type') {
+      if (body.scan_type !== scan.scan_type) add(errors, field, 'The scan type of a scan cannot be changed; create a new scan of the other type.');
+    } else if (READ_ONLY.has(field)) add(errors, field, `The ${field.replace(/_/g, ' ')} field cannot be changed.`);
+    else add(errors, field, `The ${field} field is not allowed.`);
+  }
+}
+
+function checkLoginScript(body: UpdateScanBody, scan: StoredScan, options: { loginScriptMaxBytes: number }, errors: FieldErrors): string | undefined {
   const touchesZap = body.zap_authenticated !== undefined || body.zap_login_script !== undefined || body.remove_login_script !== undefined;
-  let loginScript: string | undefined;
   if (touchesZap && scan.scan_type !== 'ZAP') {
     add(errors, 'zap_authenticated', 'Authenticated scanning and login scripts are for ZAP scans only.');
-  } else {
-    if (body.remove_login_script && body.zap_login_script !== undefined) {
-      add(errors, 'remove_login_script', 'Send either a new zap login script or remove_login_script, not both.');
-    }
-    if (body.remove_login_script && body.zap_authenticated) {
-      add(errors, 'zap_authenticated', 'Authenticated scanning needs a login script; it cannot be enabled while removing the script.');
-    }
-    if (body.zap_login_script !== undefined) {
-      const script = decodeLoginScript(body.zap_login_script, options.loginScriptMaxBytes);
-      if (script.ok) loginScript = script.text;
-      else add(errors, 'zap_login_script', script.error);
-    } else if (body.zap_authenticated && !scan.zap_login_script && !body.remove_login_script) {
-      add(errors, 'zap_login_script', 'The zap login script field is required when zap authenticated is true.');
-    }
+    return undefined;
   }
-  if (Object.keys(errors).length > 0) throw validationError(errors);
+  if (body.remove_login_script && body.zap_login_script !== undefined) {
+    add(errors, 'remove_login_script', 'Send either a new zap login script or remove_login_script, not both.');
+  }
+  if (body.remove_login_script && body.zap_authenticated) {
+    add(errors, 'zap_authenticated', 'Authenticated scanning needs a login script; it cannot be enabled while removing the script.');
+  }
+  if (body.zap_login_script !== undefined) {
+    const script = decodeLoginScript(body.zap_login_script, options.loginScriptMaxBytes);
+    if (script.ok) return script.text;
+    add(errors, 'zap_login_script', script.error);
+  } else if (body.zap_authenticated && !scan.zap_login_script && !body.remove_login_script) {
+    add(errors, 'zap_login_script', 'The zap login script field is required when zap authenticated is true.');
+  }
+  return undefined;
+}
+
+/**
+ * The rules of an update: each field sent is checked as at creation; a scan keeps its type and
+ * stays Unmanaged or managed (the agent's script and the service's runs are different things);
+ * any field that is not a scan update's is refused by name.
+ */
+export async function validateScanUpdate(
+  body: UpdateScanBody,
+  scan: StoredScan,
+  options: { role: Role; guard: Guard; maxAddresses: number; loginScriptMaxBytes: number },
+): Promise<ValidatedUpdate> {
+  const errors: FieldErrors = {};
+  checkUnknownFields(body as Record<string, unknown>, scan, errors);
+  const unmanaged = scan.scan_frequency === 'Unmanaged';
+  if (body.scan_frequency !== undefined && (body.scan_frequency === 'Unmanaged') !== unmanaged) {
+    add(errors, 'scan_frequency', unmanaged
+      ? 'An Unmanaged scan cannot be given a schedule: it is run by your local agent. Create a new scan instead.'
+      : 'A scan cannot become Unmanaged: internal networks are scanned by your local agent. Create a new Unmanaged scan instead.');
+  }
+  if (body.scan_time_zone !== undefined && !isTimeZone(body.scan_time_zone)) add(errors, 'scan_time_zone', ZONE_ERROR);
+  // A field sent replaces the stored one (null or empty removes it); one not sent is kept.
+  const start = checkStart(
+    body.scan_start_date !== undefined ? body.scan_start_date : scan.scan_start_date,
+    body.scan_start_time !== undefined ? body.scan_start_time : scan.scan_start_time,
+    errors,
+  );
+  const loginScript = checkLoginScript(body, scan, options, errors);
+  const targets = body.scan_target === undefined ? undefined : await checkTargets(body.scan_target, scan.scan_type, unmanaged, options, errors);
+  if (Object.keys(errors).length > 0) throw validationError(orderErrors(errors));
   checkTier(options.role, { narrative: body.include_attack_narrative ?? false });
-  return { loginScript };
+  return { loginScript, targets, ...start };
 }

@@ -16,3 +16,12 @@ export function parsePathId(raw: string): number | undefined {
   const id = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
   return Number.isSafeInteger(id) && id >= 1 ? id : undefined;
 }
+
+/**
+ * The fields of a request body that the operation does not take, in the order sent. JSON Schema
+ * validation here keeps unknown fields without complaint; an update must refuse them by name
+ * rather than answer success for a change it did not make.
+ */
+export function unknownFields(body: object, allowed: readonly string[]): string[] {
+  return Object.keys(body).filter((field) => !allowed.includes(field));
+}

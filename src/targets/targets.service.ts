@@ -3,7 +3,7 @@
  * deleted by their owner. Another account's target is not found, never forbidden.
  */
 import { parsePathId } from '../shared/validation.js';
-import { listVulnerabilities } from '../findings/vulnerabilities.service.js';
+import { DEFAULT_ORDER, listVulnerabilities } from '../findings/vulnerabilities.service.js';
 import { isIP } from 'node:net';
 import type { Db } from '../db/database.js';
 import type { TargetResource, VulnerabilityResource } from '../findings/findings.schema.js';
@@ -105,7 +105,7 @@ export async function deleteTarget(db: Db, userId: number, rawId: string): Promi
   });
 }
 
-/** One page of the findings of the account's target (default: highest CVSS first), and the target. */
+/** One page of the findings of the account's target (default: most severe first), and the target. */
 export async function listTargetVulnerabilities(
   db: Db,
   userId: number,
@@ -117,8 +117,8 @@ export async function listTargetVulnerabilities(
   // The findings module owns findings queries: the target's list is its list, filtered by target.
   const { items, total } = await listVulnerabilities(db, userId, {
     filters: { targetId: target.id },
-    sort: query.sort ?? 'cvss_base',
-    direction: query.direction ?? 'desc',
+    sort: query.sort ?? DEFAULT_ORDER.sort,
+    direction: query.direction ?? DEFAULT_ORDER.direction,
     page: page.page,
     perPage: page.perPage,
   });

@@ -14,6 +14,7 @@ import * as reports from './0008-reports.js';
 import * as webhooks from './0009-webhooks.js';
 import * as webhookAttempts from './0010-webhook-attempts.js';
 import * as agentClaims from './0011-agent-claims.js';
+import * as findingDefaultOrder from './0012-finding-default-order.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009-webhooks': webhooks,
   '0010-webhook-attempts': webhookAttempts,
   '0011-agent-claims': agentClaims,
+  '0012-finding-default-order': findingDefaultOrder,
 };
