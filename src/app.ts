@@ -13,7 +13,7 @@ import { UserSchema } from './auth/auth.schema.js';
 import { agentRegistrationRoutes } from './agents/agent-registration.routes.js';
 import { discoveryRoutes } from './discovery/discovery.routes.js';
 import { ErrorSchema, requireBearer, ValidationErrorSchema } from './http/context.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { loggerOptions, requestId } from './shared/logger.js';
@@ -51,6 +51,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     genReqId: requestId,
     requestIdHeader: false,
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
