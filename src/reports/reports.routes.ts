@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authErrors } from '../http/context.js';
-import { UuidParamsSchema } from '../http/schemas.js';
+import { PG_INTEGER_MAX, UuidParamsSchema } from '../http/schemas.js';
 import * as service from './reports.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -21,7 +21,7 @@ const DESCRIPTIONS: Record<service.ReportFormat, string> = {
 };
 
 const QuerySchema = Type.Object({
-  run_index: Type.Optional(Type.Integer({ minimum: 0, description: 'The run (from 0); the latest completed run when omitted' })),
+  run_index: Type.Optional(Type.Integer({ minimum: 0, maximum: PG_INTEGER_MAX, description: 'The run (from 0); the latest completed run when omitted' })),
 });
 
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
