@@ -13,7 +13,8 @@ import { UserSchema } from './auth/auth.schema.js';
 import { agentRegistrationRoutes } from './agents/agent-registration.routes.js';
 import { discoveryRoutes } from './discovery/discovery.routes.js';
 import { ErrorSchema, requireBearer, ValidationErrorSchema } from './http/context.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { loggerOptions, requestId } from './shared/logger.js';
@@ -52,7 +53,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     genReqId: requestId,
     requestIdHeader: false,
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    frameworkErrors,
+    clientErrorHandler,
+    // strictNumbers: Infinity in a JSON body (from 1e400) is no number; coerced query text is checked in http/input-guard.ts.
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true, strictNumbers: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
@@ -78,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app, { baseUrl: config.baseUrl, bodyLimit: config.bodyLimit });
   await registerOpenApi(app, config.baseUrl);
   await registerRateLimit(app, config);
+  registerInputGuard(app);
 
   // Every route's schema, for the MCP tools built from them.
   const routes = routeCatalog();

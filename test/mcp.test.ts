@@ -138,7 +138,7 @@ test(`MCP: every tool through the SDK client (${STORE_KIND})`, async (t) => {
   });
 
   await t.test('API errors come back as tool errors with the API messages', async () => {
-    assert.match(await failure(client, 'vulnerabilities_list', { severity: 'Severe' }), /HTTP 422: The selected severity is invalid\.\nseverity: The selected severity is invalid\./);
+    assert.match(await failure(client, 'vulnerabilities_list', { severity: 'Severe' }), /HTTP 422: The selected severity is invalid\. Valid: Critical, High, Medium, Low, Informational\.\nseverity: The selected severity is invalid\./);
     assert.match(await failure(client, 'scans_show', { uuid: '00000000-0000-4000-8000-000000000000' }), /^HTTP 404: /);
     assert.match(await failure(client, 'scans_show', {}), /HTTP 422: The uuid field is required\./);
     assert.match(await failure(client, 'webhooks_create', { url: 'http://127.0.0.1/hook', events: ['scan.completed'] }), /HTTP 422: .*\nurl: /);

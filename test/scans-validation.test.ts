@@ -32,7 +32,7 @@ const CREATE_CASES: Case[] = [
   ['scan_name max 255', { ...VALID, scan_name: 'x'.repeat(256) }, 'scan_name', /must not be greater than 255 characters/],
   ['scan_name string', { ...VALID, scan_name: { a: 1 } }, 'scan_name', /must be a string/],
   ['scan_type required', omit('scan_type'), 'scan_type', /is required/],
-  ['scan_type enum', { ...VALID, scan_type: 'Nessus' }, 'scan_type', /^The selected scan type is invalid\.$/],
+  ['scan_type enum', { ...VALID, scan_type: 'Nessus' }, 'scan_type', /^The selected scan type is invalid\. Valid: Rampart, OpenVas, ZAP, Nuclei\.$/],
   ['scan_frequency required', omit('scan_frequency'), 'scan_frequency', /is required/],
   ['scan_frequency enum', { ...VALID, scan_frequency: 'Hourly' }, 'scan_frequency', /selected scan frequency is invalid/],
   ['Unmanaged only for OpenVas', { ...VALID, scan_frequency: 'Unmanaged' }, 'scan_frequency', /must be OpenVas scans/],

@@ -308,10 +308,10 @@ test(`target list, show and vulnerabilities (${STORE_KIND})`, async (t) => {
 
   await t.test('422 names each bad parameter', async () => {
     const cases: [string, string, string][] = [
-      ['type=Host', 'type', 'The selected type is invalid.'],
-      ['status=Down', 'status', 'The selected status is invalid.'],
-      ['sort=name', 'sort', 'The selected sort is invalid.'],
-      ['direction=up', 'direction', 'The selected direction is invalid.'],
+      ['type=Host', 'type', 'The selected type is invalid. Valid: Domain, Ip.'],
+      ['status=Down', 'status', 'The selected status is invalid. Valid: Active, Inactive, Unknown.'],
+      ['sort=name', 'sort', 'The selected sort is invalid. Valid: target, type, status, last_scan, created_at, vulnerabilities.'],
+      ['direction=up', 'direction', 'The selected direction is invalid. Valid: asc, desc.'],
       ['page=0', 'page', 'The page field must be at least 1.'],
       ['page=abc', 'page', 'The page field must be an integer.'],
       ['per_page=0', 'per_page', 'The per page field must be at least 1.'],

@@ -447,12 +447,12 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
 
   await t.test('422 names each bad parameter', async () => {
     const cases: [string, string, string][] = [
-      ['severity=Bogus', 'severity', 'The selected severity is invalid.'],
-      ['severity=critical', 'severity', 'The selected severity is invalid.'],
-      ['status=x', 'status', 'The selected status is invalid.'],
-      ['sort=nope', 'sort', 'The selected sort is invalid.'],
-      ['sort=id', 'sort', 'The selected sort is invalid.'],
-      ['direction=up', 'direction', 'The selected direction is invalid.'],
+      ['severity=Bogus', 'severity', 'The selected severity is invalid. Valid: Critical, High, Medium, Low, Informational.'],
+      ['severity=critical', 'severity', 'The selected severity is invalid. Valid: Critical, High, Medium, Low, Informational.'],
+      ['status=x', 'status', 'The selected status is invalid. Valid: Unresolved, Accepted, False Positive.'],
+      ['sort=nope', 'sort', 'The selected sort is invalid. Valid: name, threat, cvss_base, hostname, host_ip, scan_type, status, created_at.'],
+      ['sort=id', 'sort', 'The selected sort is invalid. Valid: name, threat, cvss_base, hostname, host_ip, scan_type, status, created_at.'],
+      ['direction=up', 'direction', 'The selected direction is invalid. Valid: asc, desc.'],
       ['per_page=0', 'per_page', 'The per page field must be at least 1.'],
       ['per_page=101', 'per_page', 'The per page field must not be greater than 100.'],
       ['per_page=ten', 'per_page', 'The per page field must be an integer.'],
@@ -468,7 +468,7 @@ test(`vulnerabilities through the API (${STORE_KIND})`, async (t) => {
       assert.equal(body.message, message);
     }
     const two = await get('/api/vulnerabilities?severity=Bogus&direction=up');
-    assert.equal(two.json().message, 'The selected severity is invalid. (and 1 more error)');
+    assert.equal(two.json().message, 'The selected severity is invalid. Valid: Critical, High, Medium, Low, Informational. (and 1 more error)');
     for (const query of ['severity=Bogus', 'status=x']) {
       const res = await get(`/api/vulnerabilities/export?${query}`);
       assert.equal(res.statusCode, 422, `export ${query}`);

@@ -1,9 +1,13 @@
 /**
  * The one place errors become responses. AppErrors carry their own code; Fastify's own errors
- * (bad JSON, oversized bodies, schema validation) are mapped to the same Laravel-style bodies.
- * 5xx texts never reach the client: they are logged with the request id instead.
+ * (bad JSON, oversized bodies, schema validation), the router's (a malformed or over-long URL)
+ * and the HTTP parser's (headers too large) are mapped to the same Laravel-style bodies, each with
+ * an X-Request-Id. 5xx texts never reach the client: they are logged with the request id instead.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, statusOf, validationError } from '../shared/errors.js';
 import { toFieldErrors } from './validation-errors.js';
 
@@ -30,12 +34,57 @@ function toAppError(error: FastifyError, request: FastifyRequest, bodyLimit: num
   return undefined;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised before any route is chosen, so before every
+ * hook (the request id header included), hence set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.code === 'FST_ERR_BAD_URL' ? 400 : 500;
+  const message = status === 414 ? 'The request URL is too long.' : status === 400 ? 'The request URL is malformed.' : 'Server Error';
+  if (status === 500) request.log.error({ err: error }, 'request failed');
+  void reply.code(status).header('x-request-id', request.id).type(JSON_TYPE).send({ message });
+}
+
+/** The most bytes a request line may take before an over-long request is called a long URL (414) rather than long headers (431). */
+const LONG_REQUEST_LINE = 8192;
+
+/**
+ * Node's `clientError`: a request the HTTP parser refused (headers or URL beyond the size limit,
+ * broken syntax, too slow). No Fastify request exists, so the reply is written to the socket.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let message = 'The request is malformed.';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    message = 'The request took too long to arrive.';
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    // Node hands over the bytes it received: a request line without its end is an over-long URL.
+    const raw = error.rawPacket as unknown;
+    const lineEnd = Buffer.isBuffer(raw) ? raw.indexOf('\r\n') : -1;
+    const longUrl = lineEnd === -1 || lineEnd > LONG_REQUEST_LINE;
+    status = longUrl ? 414 : 431;
+    message = longUrl ? 'The request URL is too long.' : 'The request headers are too large.';
+  }
+  const id = randomUUID();
+  this.log.debug({ err: error, reqId: id }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ message });
+    const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, `Content-Type: ${JSON_TYPE}`, `Content-Length: ${Buffer.byteLength(body)}`, `X-Request-Id: ${id}`, 'Connection: close'];
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
+
 export function registerErrorHandling(app: FastifyInstance, options: { baseUrl: string; bodyLimit: number }): void {
   const challenge = `Bearer resource_metadata="${options.baseUrl}/.well-known/oauth-protected-resource"`;
 
   const send = (reply: FastifyReply, status: number, body: Record<string, unknown>) => {
     if (status === 401) reply.header('www-authenticate', challenge);
-    return reply.code(status).type('application/json; charset=utf-8').send(body);
+    return reply.code(status).type(JSON_TYPE).send(body);
   };
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -14,6 +14,9 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
+/** The largest value of a PostgreSQL `integer` column: a bound for integers a query compares with one. */
+export const PG_INTEGER_MAX = 2_147_483_647;
+
 /** Laravel's paginated-resource envelope around `item` (DESIGN.md "Pagination"). */
 export const UuidParamsSchema = Type.Object({ uuid: Type.String({ description: 'The scan uuid' }) });
 export const MessageSchema = Type.Object({ message: Type.String() });

@@ -15,12 +15,20 @@ function fieldOf(error: FastifySchemaValidationError): string {
   return base || 'body';
 }
 
-function label(field: string): string {
+/** A field as messages name it: `scan_name` -> `scan name`. */
+export function fieldLabel(field: string): string {
   return field.replace(/_/g, ' ');
 }
 
+/** " Valid: a, b, c." from an enum's (or const's) allowed values, null left out; "" when there are none. */
+function validValues(params: Record<string, unknown>): string {
+  const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : 'allowedValue' in params ? [params.allowedValue] : [];
+  const values = allowed.filter((value) => value !== null).map((value) => String(value));
+  return values.length > 0 ? ` Valid: ${values.join(', ')}.` : '';
+}
+
 function messageOf(error: FastifySchemaValidationError, field: string): string {
-  const f = label(field);
+  const f = fieldLabel(field);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -48,6 +56,7 @@ function messageOf(error: FastifySchemaValidationError, field: string): string {
       return `The ${f} field must not have more than ${String(p.limit)} items.`;
     case 'enum':
     case 'const':
+      return `The selected ${f} is invalid.${validValues(p)}`;
     case 'anyOf':
       return `The selected ${f} is invalid.`;
     case 'format':
@@ -71,13 +80,16 @@ export function toFieldErrors(errors: FastifySchemaValidationError[], fieldOrder
     const i = fieldOrder.indexOf(field.split('.')[0] ?? field);
     return i === -1 ? fieldOrder.length : i;
   };
+  // Ranked once per error: a body may bring one error per item of a long array.
   const sorted = errors
-    .map((error, index) => ({ error, index, field: fieldOf(error) }))
-    .sort((a, b) => rank(a.field) - rank(b.field) || a.index - b.index)
-    .map((e) => e.error);
+    .map((error, index) => {
+      const path = fieldOf(error);
+      const field = error.keyword === 'additionalProperties' ? String((error.params as Record<string, unknown>).additionalProperty) : path;
+      return { error, index, field, rank: rank(path) };
+    })
+    .sort((a, b) => a.rank - b.rank || a.index - b.index);
   const out: FieldErrors = {};
-  for (const error of sorted) {
-    const field = error.keyword === 'additionalProperties' ? String((error.params as Record<string, unknown>).additionalProperty) : fieldOf(error);
+  for (const { error, field } of sorted) {
     const message = messageOf(error, field);
     const list = (out[field] ??= []);
     if (!list.includes(message)) list.push(message);

@@ -26,18 +26,30 @@ export interface ApiResponse {
   body: string;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A path or query argument as the text an HTTP client would send: objects and arrays as their
+ * JSON (the API then judges the text as it would from any client), and a lone surrogate, which no
+ * UTF-8 URL can carry, as U+FFFD.
+ */
+function argumentText(value: unknown): string {
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
 /** Runs the API request; a path argument left out is a 422 (an AppError), as the API would give. */
 export async function callApi(app: FastifyInstance, call: ApiCall): Promise<ApiResponse> {
   let url = call.url;
   for (const name of call.places.path) {
     const value = call.args[name];
     if (value === undefined || value === null || value === '') throw fieldError(name, `The ${name} field is required.`);
-    url = url.replace(`:${name}`, encodeURIComponent(String(value)));
+    url = url.replace(`:${name}`, encodeURIComponent(argumentText(value)));
   }
   const query: Record<string, string> = {};
   for (const name of call.places.query) {
     const value = call.args[name];
-    if (value !== undefined && value !== null) query[name] = String(value);
+    if (value !== undefined && value !== null) query[name] = argumentText(value);
   }
   const body: Record<string, unknown> = {};
   for (const name of call.places.body) if (call.args[name] !== undefined) body[name] = call.args[name];

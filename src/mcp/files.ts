@@ -95,7 +95,7 @@ export function fileTools(app: FastifyInstance, routes: { get(method: string, ur
       outputSchema: { ...FileOutputSchema, properties: { ...FileOutputSchema.properties, run_index: { type: 'integer' } }, required: [...FileOutputSchema.required, 'run_index'] },
       async call(args, token) {
         const format = args.format as ReportFormat;
-        if (!REPORT_FORMATS.includes(format)) throw fieldError('format', 'The selected format is invalid.');
+        if (!REPORT_FORMATS.includes(format)) throw fieldError('format', `The selected format is invalid. Valid: ${REPORT_FORMATS.join(', ')}.`);
         const url = `/api/scans/${format}/:uuid`;
         const response = await callApi(app, { method: 'GET', url, args, places: report.places, token });
         if (!isSuccess(response)) return toolError(response);

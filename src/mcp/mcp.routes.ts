@@ -62,6 +62,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (app, option
     // requireBearer has checked the header and the token.
     const auth: AuthInfo = { token: bearerToken(request)!, clientId: `user:${request.principal!.user.id}`, scopes: [] };
     (request.raw as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+    // The SDK writes the reply itself, past the onSend hook that sets this on every other reply.
+    reply.raw.setHeader('x-request-id', request.id);
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   }

@@ -78,6 +78,25 @@ function tokenOf(authInfo: AuthInfo | undefined): string {
   return authInfo.token;
 }
 
+type RequestSchema = typeof CallToolRequestSchema | typeof ReadResourceRequestSchema;
+
+/**
+ * A request schema that lets any params through to the handler, which checks them itself. The SDK
+ * parses params before the handler runs and answers a mismatch (`"arguments": "text"`) with -32603
+ * Internal error; the MCP specification, like JSON-RPC, calls that -32602 Invalid params.
+ */
+function lenient<S extends RequestSchema>(schema: S) {
+  return schema.pick({ method: true }).loose();
+}
+
+/** The request checked against its schema: the parsed request, or -32602 naming what does not fit. */
+function checked<S extends RequestSchema>(schema: S, request: unknown): ReturnType<S['parse']> {
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return parsed.data as ReturnType<S['parse']>;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${issue.message}`);
+  throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${problems.join('; ')}`);
+}
+
 export function createMcpServer(app: FastifyInstance, box: ToolBox): Server {
   const server = new Server(
     { name: 'rampart', title: SERVICE_NAME, version: VERSION },
@@ -89,10 +108,14 @@ export function createMcpServer(app: FastifyInstance, box: ToolBox): Server {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: box.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => box.call(request.params.name, request.params.arguments ?? {}, tokenOf(extra.authInfo)));
+  server.setRequestHandler(lenient(CallToolRequestSchema), async (raw, extra) => {
+    const request = checked(CallToolRequestSchema, raw);
+    return box.call(request.params.name, request.params.arguments ?? {}, tokenOf(extra.authInfo));
+  });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: fileResourceTemplates(app.ctx.config.baseUrl) }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler(lenient(ReadResourceRequestSchema), async (raw, extra) => {
+    const request = checked(ReadResourceRequestSchema, raw);
     try {
       return await readFileResource(app, request.params.uri, tokenOf(extra.authInfo));
     } catch (error) {

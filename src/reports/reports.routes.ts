@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { authErrors } from '../http/context.js';
-import { StringEnum, UuidParamsSchema } from '../http/schemas.js';
+import { PG_INTEGER_MAX, StringEnum, UuidParamsSchema } from '../http/schemas.js';
 import * as service from './reports.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -24,7 +24,7 @@ const DESCRIPTIONS: Record<service.ReportFormat, string> = {
 };
 
 const QuerySchema = Type.Object({
-  run_index: Type.Optional(Type.Integer({ minimum: 0, description: 'The run (from 0); the latest completed run when omitted' })),
+  run_index: Type.Optional(Type.Integer({ minimum: 0, maximum: PG_INTEGER_MAX, description: 'The run (from 0); the latest completed run when omitted' })),
 });
 
 const deps = (app: { ctx: service.ReportDeps }): service.ReportDeps => ({ db: app.ctx.db, config: app.ctx.config, clock: app.ctx.clock });
@@ -69,7 +69,7 @@ function sendReport(reply: FastifyReply, format: service.ReportFormat, report: s
 
 const LinkParamsSchema = Type.Object({
   uuid: Type.String({ description: 'The scan uuid' }),
-  run_index: Type.Integer({ minimum: 0, description: 'The run (from 0)' }),
+  run_index: Type.Integer({ minimum: 0, maximum: PG_INTEGER_MAX, description: 'The run (from 0)' }),
   format: StringEnum(service.REPORT_FORMATS, { description: 'pdf, csv, html, txt or xml' }),
 });
 const LinkQuerySchema = Type.Object({

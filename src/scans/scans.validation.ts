@@ -38,31 +38,48 @@ export function checkTier(role: Role, options: { unmanaged?: boolean; narrative?
   }
 }
 
-/** Refusal messages for targets the service may not reach (DESIGN.md "Safety of scanning"). */
+/** Refusals listed one by one in a 422; the rest are counted in one closing line. */
+const MAX_REFUSALS_LISTED = 20;
+
+/**
+ * Refusal messages for targets the service may not reach (DESIGN.md "Safety of scanning"), at most
+ * MAX_REFUSALS_LISTED of them and a count of the rest: a pasted list of 65,536 private addresses
+ * would otherwise be answered with a 13 MB body. Addresses and ranges are judged on the spot; host
+ * names cost a DNS lookup each, so they are looked up only while the list still has room.
+ */
 async function guardTargets(targets: ParsedTarget[], guard: Guard, errors: FieldErrors): Promise<void> {
+  const listed: string[] = [];
+  let unlisted = 0;
+  const note = (message: string) => (listed.length < MAX_REFUSALS_LISTED ? listed.push(message) : unlisted++);
   const refuse = (item: string, what: string) =>
-    add(errors, 'scan_target', `The target ${item} ${what}; managed scans cannot reach it. Scan internal networks with an Unmanaged scan and the local agent, or have the administrator allow it (RAMPART_ALLOW_TARGETS).`);
-  await Promise.all(
-    targets.map(async (target) => {
-      const host = hostOf(target);
-      if (target.kind === 'cidr') {
-        const verdict = guard.checkRange(target.value);
-        if (!verdict.allowed) refuse(target.value, `includes ${verdict.class} addresses`);
-        return;
-      }
-      if (target.kind === 'ip' || /^[0-9.]+$|:/.test(host)) {
-        const verdict = guard.check(host);
-        if (!verdict.allowed) refuse(target.value, `is a ${verdict.class} address`);
-        return;
-      }
-      const resolved = await resolveAndCheck(host, guard);
-      if (!resolved.ok && resolved.reason === 'unresolvable') {
-        add(errors, 'scan_target', resolved.message);
-      } else if (!resolved.ok) {
-        refuse(target.value, `resolves to a non-public address (${resolved.message})`);
-      }
-    }),
-  );
+    note(`The target ${item} ${what}; managed scans cannot reach it. Scan internal networks with an Unmanaged scan and the local agent, or have the administrator allow it (RAMPART_ALLOW_TARGETS).`);
+  const hostnames: { host: string; item: string }[] = [];
+  for (const target of targets) {
+    const host = hostOf(target);
+    if (target.kind === 'cidr') {
+      const verdict = guard.checkRange(target.value);
+      if (!verdict.allowed) refuse(target.value, `includes ${verdict.class} addresses`);
+    } else if (target.kind === 'ip' || /^[0-9.]+$|:/.test(host)) {
+      const verdict = guard.check(host);
+      if (!verdict.allowed) refuse(target.value, `is a ${verdict.class} address`);
+    } else {
+      hostnames.push({ host, item: target.value });
+    }
+  }
+  const unchecked = listed.length < MAX_REFUSALS_LISTED ? 0 : hostnames.length;
+  if (unchecked === 0) {
+    await Promise.all(
+      hostnames.map(async ({ host, item }) => {
+        const resolved = await resolveAndCheck(host, guard);
+        if (!resolved.ok && resolved.reason === 'unresolvable') note(resolved.message);
+        else if (!resolved.ok) refuse(item, `resolves to a non-public address (${resolved.message})`);
+      }),
+    );
+  }
+  const more = unlisted > 0 ? [`... and ${unlisted.toLocaleString('en-US')} more refused target${unlisted === 1 ? '' : 's'}.`] : [];
+  if (unchecked > 0) more.push(`${unchecked.toLocaleString('en-US')} host name${unchecked === 1 ? ' was' : 's were'} not looked up.`);
+  if (more.length > 0) listed.push(more.join(' '));
+  for (const message of listed) add(errors, 'scan_target', message);
 }
 
 /** The targets of `text` for a scan of `scanType`, parse errors and guard refusals added to `errors`. */

@@ -67,16 +67,31 @@ export function statusOf(code: ErrorCode): number {
   }
 }
 
+/** The most messages a 422 lists (an array of 100,000 bad items would otherwise list each). */
+const MAX_LISTED_ERRORS = 50;
+
+/** The first `max` messages, fields in their order. */
+function firstErrors(errors: FieldErrors, max: number): FieldErrors {
+  const kept: FieldErrors = {};
+  let room = max;
+  for (const [field, messages] of Object.entries(errors)) {
+    if (room <= 0) break;
+    kept[field] = messages.slice(0, room);
+    room -= kept[field].length;
+  }
+  return kept;
+}
+
 /**
  * A 422 in Laravel's shape: the message is the first error, followed by
- * "(and N more error[s])" when there are more.
+ * "(and N more error[s])" when there are more; `errors` lists the first MAX_LISTED_ERRORS.
  */
 export function validationError(errors: FieldErrors): AppError {
   const messages = Object.values(errors).flat();
   const first = messages[0] ?? 'The given data was invalid.';
   const more = messages.length - 1;
   const message = more > 0 ? `${first} (and ${more} more error${more === 1 ? '' : 's'})` : first;
-  return new AppError('validation_failed', message, { errors });
+  return new AppError('validation_failed', message, { errors: messages.length > MAX_LISTED_ERRORS ? firstErrors(errors, MAX_LISTED_ERRORS) : errors });
 }
 
 /** A 422 on one field. */
