@@ -13,6 +13,7 @@ const EnvSchema = Type.Object({
   RAMPART_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   RAMPART_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
   RAMPART_DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  RAMPART_ALLOW_INSECURE_DATA_DIR: Type.Boolean({ default: false }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   RAMPART_DB_SCHEMA: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'public' }),
   RAMPART_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
@@ -74,6 +75,8 @@ export interface Config {
   /** Public base URL, without a trailing slash: the JWT issuer and audience, and every link. */
   baseUrl: string;
   dataDir: string;
+  /** Start although the data directory is open to group or others (RAMPART_ALLOW_INSECURE_DATA_DIR). */
+  allowInsecureDataDir: boolean;
   /** Real PostgreSQL when set; otherwise the embedded PGlite store under `dataDir`. */
   databaseUrl: string | undefined;
   /** PostgreSQL schema holding Rampart's tables (lets several deployments share a database). */
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: parsed.RAMPART_HOST,
     baseUrl: (parsed.RAMPART_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir: path.resolve(parsed.RAMPART_DATA_DIR),
+    allowInsecureDataDir: parsed.RAMPART_ALLOW_INSECURE_DATA_DIR,
     databaseUrl: parsed.DATABASE_URL,
     dbSchema: parsed.RAMPART_DB_SCHEMA,
     jwtSecret: parsed.RAMPART_JWT_SECRET,

@@ -6,6 +6,7 @@ import { AppError } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { acquireLock, lockHolder, sendAdminCommand } from './admin-channel.js';
 import { runAdminCommand, type AdminCommand } from './admin-commands.js';
+import { secureDataDir } from './data-dir.js';
 import { serve, type Roles } from './serve.js';
 
 function port(value: string): number {
@@ -21,6 +22,7 @@ async function admin(cmd: AdminCommand): Promise<void> {
   if (!config.databaseUrl && lockHolder(config.dataDir) !== undefined) {
     result = await sendAdminCommand(config.dataDir, cmd);
   } else {
+    if (!config.databaseUrl) secureDataDir(config.dataDir, { create: true, allowInsecure: config.allowInsecureDataDir });
     const release = config.databaseUrl ? () => {} : acquireLock(config.dataDir);
     const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema, poolSize: 2 });
     try {

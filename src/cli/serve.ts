@@ -16,6 +16,7 @@ import { startBackground } from '../runs/background.js';
 import { createMailer } from '../mail/mailer.js';
 import { RunQueue } from '../runs/run-queue.js';
 import { acquireLock, startAdminChannel } from './admin-channel.js';
+import { secureDataDir } from './data-dir.js';
 
 export interface Roles {
   api: boolean;
@@ -35,6 +36,8 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
   if (embedded && !roles.api) {
     throw new Error('Separate worker and scheduler processes need a shared PostgreSQL store (set DATABASE_URL). On the embedded store, `rampart serve` runs the workers and the scheduler itself.');
   }
+  // On PostgreSQL too: mail and login scripts are written there.
+  secureDataDir(config.dataDir, { create: embedded, allowInsecure: config.allowInsecureDataDir });
   const releaseLock = embedded ? acquireLock(config.dataDir) : () => {};
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema });
   const queue = new RunQueue();
