@@ -55,7 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
-  const tokens = await createTokenService(store.db, { secret: config.jwtSecret, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds });
+  const tokens = await createTokenService(store.db, { secret: config.jwtSecret, previousSecret: config.jwtPreviousSecret, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds });
   const guard = createAddressGuard(config.allowTargets);
   const queue = options.queue ?? new RunQueue();
   const clock = options.clock ?? (() => new Date());

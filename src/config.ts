@@ -17,6 +17,7 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   RAMPART_DB_SCHEMA: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'public' }),
   RAMPART_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  RAMPART_JWT_PREVIOUS_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   RAMPART_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86400 * 30, default: 3600 }),
   RAMPART_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   RAMPART_MAIL_FROM: Type.String({ minLength: 3, default: 'Rampart <rampart@localhost>' }),
@@ -82,6 +83,8 @@ export interface Config {
   /** PostgreSQL schema holding Rampart's tables (lets several deployments share a database). */
   dbSchema: string;
   jwtSecret: string | undefined;
+  /** The key before the last rotation: still accepted when verifying tokens, never used to sign. */
+  jwtPreviousSecret: string | undefined;
   tokenTtlSeconds: number;
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -146,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: parsed.DATABASE_URL,
     dbSchema: parsed.RAMPART_DB_SCHEMA,
     jwtSecret: parsed.RAMPART_JWT_SECRET,
+    jwtPreviousSecret: parsed.RAMPART_JWT_PREVIOUS_SECRET,
     tokenTtlSeconds: parsed.RAMPART_TOKEN_TTL,
     smtpUrl: parsed.RAMPART_SMTP_URL,
     mailFrom: parsed.RAMPART_MAIL_FROM,
