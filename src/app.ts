@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './db/database.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
@@ -37,6 +38,8 @@ export interface AppOptions {
   mailer?: Mailer;
   /** Overrides the configured log level (tests pass 'silent'). */
   logLevel?: string;
+  /** Where log lines go instead of stdout (tests read the real output from it). */
+  logStream?: DestinationStream;
   /** Shared with in-process workers, so the API can wake and cancel them. */
   queue?: RunQueue;
   /** The clock of schedules (tests pass a controllable one). */
@@ -46,7 +49,7 @@ export interface AppOptions {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
   const app = Fastify({
-    logger: loggerOptions(options.logLevel ?? config.logLevel),
+    logger: loggerOptions(options.logLevel ?? config.logLevel, options.logStream),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     genReqId: requestId,

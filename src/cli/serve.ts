@@ -4,13 +4,12 @@
  * PostgreSQL.
  */
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { migrateToLatest, openStore } from '../db/database.js';
 import { countUsers } from '../accounts/users.service.js';
 import { createAddressGuard } from '../shared/address-guard.js';
-import type { Logger } from '../shared/logger.js';
+import { createLogger, type Logger } from '../shared/logger.js';
 import { VERSION } from '../shared/version.js';
 import { startBackground } from '../runs/background.js';
 import { createMailer } from '../mail/mailer.js';
@@ -43,7 +42,7 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
   const queue = new RunQueue();
   let stopAdmin: () => Promise<void> = async () => {};
   let app: FastifyInstance | undefined;
-  let log: Logger = pino({ level: config.logLevel });
+  let log: Logger = createLogger(config.logLevel);
   try {
     const applied = await migrateToLatest(store);
     if (roles.api) {
