@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './db/database.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
@@ -39,6 +40,8 @@ export interface AppOptions {
   mailer?: Mailer;
   /** Overrides the configured log level (tests pass 'silent'). */
   logLevel?: string;
+  /** Where log lines go instead of stdout (tests read the real output from it). */
+  logStream?: DestinationStream;
   /** Shared with in-process workers, so the API can wake and cancel them. */
   queue?: RunQueue;
   /** The clock of schedules (tests pass a controllable one). */
@@ -48,7 +51,7 @@ export interface AppOptions {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
   const app = Fastify({
-    logger: loggerOptions(options.logLevel ?? config.logLevel),
+    logger: loggerOptions(options.logLevel ?? config.logLevel, options.logStream),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     genReqId: requestId,
@@ -60,7 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir });
-  const tokens = await createTokenService(store.db, { secret: config.jwtSecret, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds });
+  const tokens = await createTokenService(store.db, { secret: config.jwtSecret, previousSecret: config.jwtPreviousSecret, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds });
   const guard = createAddressGuard(config.allowTargets);
   const queue = options.queue ?? new RunQueue();
   const clock = options.clock ?? (() => new Date());

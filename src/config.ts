@@ -14,9 +14,11 @@ const EnvSchema = Type.Object({
   RAMPART_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   RAMPART_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
   RAMPART_DATA_DIR: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR }),
+  RAMPART_ALLOW_INSECURE_DATA_DIR: Type.Boolean({ default: false }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   RAMPART_DB_SCHEMA: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'public' }),
   RAMPART_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  RAMPART_JWT_PREVIOUS_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   RAMPART_TOKEN_TTL: Type.Integer({ minimum: 60, maximum: 86400 * 30, default: 3600 }),
   RAMPART_SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   RAMPART_MAIL_FROM: Type.String({ minLength: 3, default: 'Rampart <rampart@localhost>' }),
@@ -81,11 +83,15 @@ export interface Config {
   /** Public base URL, without a trailing slash: the JWT issuer and audience, and every link. */
   baseUrl: string;
   dataDir: string;
+  /** Start although the data directory is open to group or others (RAMPART_ALLOW_INSECURE_DATA_DIR). */
+  allowInsecureDataDir: boolean;
   /** Real PostgreSQL when set; otherwise the embedded PGlite store under `dataDir`. */
   databaseUrl: string | undefined;
   /** PostgreSQL schema holding Rampart's tables (lets several deployments share a database). */
   dbSchema: string;
   jwtSecret: string | undefined;
+  /** The key before the last rotation: still accepted when verifying tokens, never used to sign. */
+  jwtPreviousSecret: string | undefined;
   tokenTtlSeconds: number;
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -150,9 +156,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: parsed.RAMPART_HOST,
     baseUrl: (parsed.RAMPART_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir: path.resolve(parsed.RAMPART_DATA_DIR),
+    allowInsecureDataDir: parsed.RAMPART_ALLOW_INSECURE_DATA_DIR,
     databaseUrl: parsed.DATABASE_URL,
     dbSchema: parsed.RAMPART_DB_SCHEMA,
     jwtSecret: parsed.RAMPART_JWT_SECRET,
+    jwtPreviousSecret: parsed.RAMPART_JWT_PREVIOUS_SECRET,
     tokenTtlSeconds: parsed.RAMPART_TOKEN_TTL,
     smtpUrl: parsed.RAMPART_SMTP_URL,
     mailFrom: parsed.RAMPART_MAIL_FROM,

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SignJWT } from 'jose';
 import { deleteApiKey } from '../src/accounts/api-keys.service.js';
+import { loadConfig } from '../src/config.js';
+import type { Db } from '../src/db/database.js';
 import { buildTestApp, signUp, STORE_KIND, TEST_JWT_SECRET } from './helpers/app.js';
 
 const CHALLENGE = 'Bearer resource_metadata="http://rampart.test/.well-known/oauth-protected-resource"';
@@ -142,4 +144,46 @@ test(`RAMPART_TOKEN_TTL sets expires_in (${STORE_KIND})`, async (t) => {
   const user = await signUp(ctx);
   const res = await ctx.app.inject({ method: 'POST', url: `/api/token?key=${user.key}` });
   assert.equal(res.json().expires_in, 120);
+});
+
+test(`RAMPART_JWT_PREVIOUS_SECRET verifies tokens signed before a rotation and signs nothing (${STORE_KIND})`, async (t) => {
+  const OLD = 'old-signing-secret-old-signing-secret-0001';
+  const NEW = 'new-signing-secret-new-signing-secret-0002';
+  const before = await buildTestApp(t, { env: { RAMPART_JWT_SECRET: OLD } });
+  const user = await signUp(before);
+  const rotating = await buildTestApp(t, { env: { RAMPART_JWT_SECRET: NEW, RAMPART_JWT_PREVIOUS_SECRET: OLD }, store: before.store });
+  const after = await buildTestApp(t, { env: { RAMPART_JWT_SECRET: NEW }, store: before.store });
+  const me = (ctx: typeof before, token: string) => ctx.app.inject({ method: 'GET', url: '/api/user', headers: { authorization: `Bearer ${token}` } });
+
+  assert.equal((await me(rotating, user.token)).statusCode, 200, 'a token of the previous key still works during the rotation');
+  assertUnauthenticated(await me(after, user.token));
+  const refreshed = await rotating.app.inject({ method: 'POST', url: '/api/refresh', headers: user.auth });
+  assert.equal(refreshed.statusCode, 200);
+  const exchanged = await rotating.app.inject({ method: 'POST', url: `/api/token?key=${user.key}` });
+  for (const token of [refreshed.json().token as string, exchanged.json().token as string]) {
+    assert.equal((await me(after, token)).statusCode, 200, 'new tokens are signed with the current key');
+    assertUnauthenticated(await me(before, token));
+  }
+  const foreign = await forgedToken({ sub: String(user.userId), akid: user.keyId, key: new TextEncoder().encode('another-secret-another-secret-another-0003') });
+  assertUnauthenticated(await me(rotating, foreign));
+  assert.throws(() => loadConfig({ RAMPART_JWT_PREVIOUS_SECRET: 'too short' }), /RAMPART_JWT_PREVIOUS_SECRET/);
+});
+
+test(`a configured signing secret keeps the store free of signing keys (${STORE_KIND})`, async (t) => {
+  const storedKeys = async (ctx: { store: { db: Db } }) =>
+    (await ctx.store.db.selectFrom('settings').select('value').where('key', '=', 'jwt_signing_key').execute()).map((r) => r.value);
+  const generated = await buildTestApp(t, { env: { RAMPART_JWT_SECRET: '' } });
+  const user = await signUp(generated);
+  const [first] = await storedKeys(generated);
+  assert.ok(first && first.length >= 32, 'without RAMPART_JWT_SECRET a key is generated and stored');
+
+  const configured = await buildTestApp(t, { store: generated.store });
+  assert.deepEqual(await storedKeys(configured), [], 'with RAMPART_JWT_SECRET the store holds no signing key');
+  await signUp(configured);
+  assert.deepEqual(await storedKeys(configured), [], 'nor after tokens were issued');
+
+  const again = await buildTestApp(t, { env: { RAMPART_JWT_SECRET: '' }, store: generated.store });
+  const [second] = await storedKeys(again);
+  assert.ok(second && second !== first, 'the removed key is never brought back');
+  assertUnauthenticated(await again.app.inject({ method: 'GET', url: '/api/user', headers: user.auth }));
 });

@@ -87,6 +87,8 @@ test(`CLI: serve answers, admin commands reach its store, logs keep secrets, SIG
   const me = await fetch(`${base}/api/user`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(me.status, 200);
   assert.equal(((await me.json()) as { email: string }).email, 'live@example.com');
+  // Sent where it does not belong, the token is refused and still kept out of the log.
+  assert.equal((await fetch(`${base}/api/user?api_token=${token}`)).status, 401);
   const refreshed = await fetch(`${base}/api/refresh`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
   assert.equal(refreshed.status, 200);
   const requestId = refreshed.headers.get('x-request-id');

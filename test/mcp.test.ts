@@ -153,13 +153,21 @@ test(`MCP: every tool through the SDK client (${STORE_KIND})`, async (t) => {
     assert.deepEqual(own.data.map((v: Structured) => v.name), ['Finding tls-old', 'Redis without authentication']);
   });
 
-  await t.test('webhooks: create, list, update, test, deliveries, delete', async () => {
+  await t.test('webhooks: create, list, update, test, deliveries, delete; the secret only where the contract shows it', async () => {
     const made = await ok(client, 'webhooks_create', { url: 'https://127.0.0.1:9/hook', events: ['scan.completed'], description: 'agent' });
     const id = String(made.data.id);
     assert.match(made.data.secret, /^whsec_/);
-    assert.equal((await ok(client, 'webhooks_list')).data.length, 1);
+    const listed = await ok(client, 'webhooks_list');
+    assert.equal(listed.data.length, 1);
+    assert.equal(listed.data[0].secret, made.data.secret);
+    /** The whole tool result, text and structured content, as one string. */
+    const shown = async (name: string, args: Record<string, unknown>) => JSON.stringify(await client.callTool({ name, arguments: args }));
+    const plain = await shown('webhooks_update', { id, description: 'renamed' });
+    assert.match(plain, /renamed/);
+    assert.ok(!plain.includes(made.data.secret) && !plain.includes('whsec_'), 'an update that keeps the secret does not show it');
     const updated = await ok(client, 'webhooks_update', { id, is_active: false, rotate_secret: true });
     assert.equal(updated.data.is_active, false);
+    assert.match(updated.data.secret, /^whsec_/);
     assert.notEqual(updated.data.secret, made.data.secret);
     assert.equal((await ok(client, 'webhooks_test', { id })).message, 'Test event dispatched.');
     // Nothing listens on port 9: the ping's first attempt fails and its retry waits. The record,
@@ -171,6 +179,12 @@ test(`MCP: every tool through the SDK client (${STORE_KIND})`, async (t) => {
     assert.deepEqual([delivery.event, delivery.status, delivery.attempt], ['ping', 'pending', 1]);
     assert.ok(delivery.next_retry_at);
     assert.match(delivery.attempts[0].error, /could not connect/);
+    for (const [name, args] of [['webhooks_test', { id }], ['webhooks_deliveries', { id }], ['user_show', {}], ['scans_list', {}]] as const) {
+      assert.ok(!(await shown(name, args)).includes('whsec_'), `${name} shows no webhook secret`);
+    }
+    const { tools: listedTools } = await client.listTools();
+    const output = listedTools.find((tool) => tool.name === 'webhooks_update')!.outputSchema as unknown as { properties: { data: { required: string[] } } };
+    assert.ok(!output.properties.data.required.includes('secret'), 'the output schema says the secret may be absent');
     assert.equal((await ok(client, 'webhooks_delete', { id })).message, 'Webhook deleted successfully.');
   });
 

@@ -103,10 +103,25 @@ test('webhook endpoints: 201, 401, 403, 404, 422 (including the 11th webhook and
   assert.equal(eleventh.statusCode, 422);
   assert.match(eleventh.json().message, /at most 10 webhooks/);
 
-  // Update, rotate, delete.
+  // Update, rotate, delete. An update shows the secret only when it made a new one.
+  for (const body of [{ description: 'renamed' }, { description: 'renamed', rotate_secret: false }]) {
+    const kept = await call('PUT', `/api/webhooks/${hook.id}`, body);
+    assert.equal(kept.statusCode, 200);
+    assert.equal(kept.json().data.description, 'renamed');
+    assert.equal('secret' in kept.json().data, false, `${JSON.stringify(body)}: no secret`);
+    assert.ok(!kept.body.includes(hook.secret));
+  }
   const updated = (await call('PUT', `/api/webhooks/${hook.id}`, { description: null, is_active: false, rotate_secret: true })).json().data;
   assert.deepEqual([updated.description, updated.is_active, updated.url], [null, false, hook.url]);
+  assert.match(updated.secret, /^whsec_/);
   assert.notEqual(updated.secret, hook.secret);
+  const listed = (await call('GET', '/api/webhooks')).json().data.find((w: { id: number }) => w.id === hook.id);
+  assert.equal(listed.secret, updated.secret, 'the list shows the new secret');
+  const documented = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+  const ref: string = documented.paths['/api/webhooks/{id}'].put.responses['200'].content['application/json'].schema.properties.data.$ref;
+  const webhookSchema = documented.components.schemas[ref.split('/').at(-1)!];
+  assert.ok(webhookSchema.properties.secret, 'the secret is documented');
+  assert.ok(!webhookSchema.required.includes('secret'), 'as optional');
   const deleted = await call('DELETE', `/api/webhooks/${hook.id}`);
   assert.equal(deleted.statusCode, 200);
   assert.equal((await call('GET', `/api/webhooks/${hook.id}/deliveries`)).statusCode, 404);

@@ -7,3 +7,8 @@ export async function getOrInsertSetting(db: Db, key: string, value: string): Pr
   const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
   return row.value;
 }
+
+/** Removes the setting `key`, if there is one. */
+export async function deleteSetting(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('settings').where('key', '=', key).execute();
+}

@@ -2,13 +2,17 @@
  * Access tokens: HS256 JWTs carrying sub (user id), iat, exp, jti, iss and aud (both the base URL),
  * plus `akid`, the API key the token was minted from, so that a refresh can be refused once that
  * key is deleted. The signing key is RAMPART_JWT_SECRET, or a random key generated once and kept
- * in the store so every process of a deployment shares it.
+ * in the store so every process of a deployment shares it. RAMPART_JWT_PREVIOUS_SECRET, during a
+ * rotation, is accepted when verifying and never used to sign.
  */
 import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { unauthenticated } from '../shared/errors.js';
 import type { Db } from '../db/database.js';
 import { deploymentSecret } from './signing-secret.js';
+import { deleteSetting } from './settings.queries.js';
+
+const GENERATED_KEY = 'jwt_signing_key';
 
 export interface TokenClaims {
   userId: number;
@@ -28,13 +32,34 @@ export interface TokenService {
   verify(token: string): Promise<TokenClaims>;
 }
 
+/** The key tokens are signed with: the configured secret, else the one generated for the store. */
+async function signingSecret(db: Db, configured: string | undefined): Promise<string> {
+  // A key generated before the operator configured one is no longer accepted; removing it keeps
+  // the store free of signing secrets, and a later start without the variable makes a fresh key
+  // rather than bringing back one that may have been read while it sat in the store.
+  if (configured !== undefined) await deleteSetting(db, GENERATED_KEY);
+  return deploymentSecret(db, configured);
+}
+
 export async function createTokenService(
   db: Db,
-  options: { secret: string | undefined; issuer: string; ttlSeconds: number },
+  options: { secret: string | undefined; previousSecret?: string | undefined; issuer: string; ttlSeconds: number },
 ): Promise<TokenService> {
-  const secret = await deploymentSecret(db, options.secret);
-  const key = new TextEncoder().encode(secret);
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const key = encode(await signingSecret(db, options.secret));
+  const previousKey = options.previousSecret === undefined ? undefined : encode(options.previousSecret);
   const { issuer, ttlSeconds } = options;
+  const checks = { issuer, audience: issuer, algorithms: ['HS256'], clockTolerance: 5 };
+
+  /** Checks with the current key; a signature it does not match may be the previous key's. */
+  const verifySignature = async (token: string) => {
+    try {
+      return await jwtVerify(token, key, checks);
+    } catch (error) {
+      if (!previousKey || !(error instanceof joseErrors.JWSSignatureVerificationFailed)) throw error;
+      return jwtVerify(token, previousKey, checks);
+    }
+  };
 
   return {
     async issue(userId, apiKeyId) {
@@ -53,7 +78,7 @@ export async function createTokenService(
 
     async verify(token) {
       try {
-        const { payload } = await jwtVerify(token, key, { issuer, audience: issuer, algorithms: ['HS256'], clockTolerance: 5 });
+        const { payload } = await verifySignature(token);
         const userId = Number(payload.sub);
         const apiKeyId = Number(payload.akid);
         if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(apiKeyId) || !payload.jti || !payload.exp) {

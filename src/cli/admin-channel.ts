@@ -57,7 +57,7 @@ export function lockHolder(dataDir: string): number | undefined {
 
 /** Takes the store's lock for this process; throws when another live process has it. */
 export function acquireLock(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const holder = lockHolder(dataDir);
   if (holder !== undefined) {
     throw new Error(`The embedded store in ${dataDir} is in use by another Rampart process (pid ${holder}).`);

@@ -11,6 +11,7 @@ import { AppError } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { vulnDbSources } from '../vulndb/sources.js';
 import { acquireLock, lockHolder, sendAdminCommand } from './admin-channel.js';
+import { secureDataDir } from './data-dir.js';
 import type { AdminCommand } from './admin-types.js';
 import type { Roles } from './serve.js';
 
@@ -49,6 +50,7 @@ async function admin(cmd: AdminCommand | ((config: Config) => AdminCommand)): Pr
     const config = (await import('../config.js')).loadConfig();
     const command = typeof cmd === 'function' ? cmd(config) : cmd;
     const [{ openStore }, { runAdminCommand }] = await Promise.all([import('../db/database.js'), import('./admin-commands.js')]);
+    if (!config.databaseUrl) secureDataDir(config.dataDir, { create: true, allowInsecure: config.allowInsecureDataDir });
     const release = config.databaseUrl ? () => {} : acquireLock(config.dataDir);
     const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema, poolSize: 2 });
     try {

@@ -4,19 +4,19 @@
  * PostgreSQL.
  */
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import { migrateToLatest, openStore } from '../db/database.js';
 import { countUsers } from '../accounts/users.service.js';
 import { createAddressGuard } from '../shared/address-guard.js';
-import type { Logger } from '../shared/logger.js';
+import { createLogger, type Logger } from '../shared/logger.js';
 import { VERSION } from '../shared/version.js';
 import { startBackground } from '../runs/background.js';
 import { createMailer } from '../mail/mailer.js';
 import { RunQueue } from '../runs/run-queue.js';
 import { acquireLock, startAdminChannel, type AdminHandler } from './admin-channel.js';
 import { runAdminCommand } from './admin-commands.js';
+import { secureDataDir } from './data-dir.js';
 
 export interface Roles {
   api: boolean;
@@ -36,12 +36,14 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
   if (embedded && !roles.api) {
     throw new Error('Separate worker and scheduler processes need a shared PostgreSQL store (set DATABASE_URL). On the embedded store, `rampart serve` runs the workers and the scheduler itself.');
   }
+  // On PostgreSQL too: mail and login scripts are written there.
+  secureDataDir(config.dataDir, { create: embedded, allowInsecure: config.allowInsecureDataDir });
   const releaseLock = embedded ? acquireLock(config.dataDir) : () => {};
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema });
   const queue = new RunQueue();
   let stopAdmin: () => Promise<void> = async () => {};
   let app: FastifyInstance | undefined;
-  let log: Logger = pino({ level: config.logLevel });
+  let log: Logger = createLogger(config.logLevel);
   try {
     const applied = await migrateToLatest(store);
     if (roles.api) {

@@ -11,6 +11,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PrivateNodeFS } from './private-nodefs.js';
 import { scopedToSchema } from './schema-introspector.js';
 import type { Database } from './schema.js';
 
@@ -65,9 +66,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   } else {
     const memory = options.dataDir.startsWith('memory://');
     const dir = memory ? options.dataDir : path.join(options.dataDir, 'pglite');
-    if (!memory) await fs.mkdir(dir, { recursive: true });
+    if (!memory) await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     // pg_trgm backs substring search of findings and targets (migration 0005).
-    const pglite = await PGlite.create(dir, {
+    const pglite = await PGlite.create({
+      ...(memory ? { dataDir: dir } : { fs: new PrivateNodeFS(dir) }),
       parsers: { [pgliteTypes.INT8]: Number },
       extensions: { pg_trgm },
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],

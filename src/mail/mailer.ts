@@ -52,7 +52,7 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
   return {
     async send(message) {
       const info = await transport.sendMail({ from: options.from, ...message });
-      await fs.mkdir(dir, { recursive: true });
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const safeId = info.messageId.replace(/[^A-Za-z0-9.@-]/g, '');
       const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${safeId}.eml`);
       await fs.writeFile(file, info.message as Buffer, { mode: 0o600 });

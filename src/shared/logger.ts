@@ -1,16 +1,64 @@
 /**
  * Logger settings: structured JSON (pino, through Fastify) with a request id on every line.
- * Secrets never reach the log: the Authorization header is not serialized, the API key in
- * `/api/token?key=` is masked, and request bodies (passwords, one-time codes) are never logged.
+ * Tokens, keys, secrets and passwords never reach the log, in any form:
+ * - request lines carry the method, the URL with every secret-looking query value masked, and the
+ *   client address; never headers or bodies;
+ * - header objects logged anywhere have their credential headers censored (pino `redact`);
+ * - every finished line, whatever wrote it (Fastify's own lines, error stacks, messages), is
+ *   scrubbed of anything shaped like a JWT, a Rampart API key or a webhook secret.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import { pino, type DestinationStream, type LoggerOptions } from 'pino';
 
-const SECRET_QUERY = /([?&](?:key|token|access_token|code|password)=)[^&#]*/gi;
+const MASK = '[REDACTED]';
 
+/**
+ * Query parameters whose value is a credential whatever it looks like: exact names, then any name
+ * with one of these words as a part (`client_secret`, `x-api-key`, `refresh_token`, ...).
+ */
+const SECRET_PARAMS = new Set(['api_token', 'token', 'access_token', 'key', 'api_key', 'apikey', 'secret', 'password', 'code', 'sig', 'signature', 'expires']);
+const SECRET_PARAM_PART = /(?:^|[_.-])(?:token|secret|password|passwd|key|apikey|sig|signature|credentials?|auth|session)(?:$|[_.-])/i;
+
+/**
+ * Values that are secrets by their shape: a JWT (three base64url parts, the first a JSON header,
+ * so `eyJ`), a Rampart API key (`rk_<8 hex>_<secret>`), a webhook secret (`whsec_<base64>`).
+ * Bounded by characters those alphabets lack, so they are found inside URLs, headers and text.
+ */
+const SECRET_SHAPES = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|(?<![A-Za-z0-9_])rk_[0-9a-f]{8}_[A-Za-z0-9_-]+|whsec_[A-Za-z0-9+/=%]+/g;
+
+/** `text` with every JWT, API key and webhook secret in it replaced by [REDACTED]. */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET_SHAPES, MASK);
+}
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** The URL with the value of every secret-looking query parameter, and every secret-shaped value, masked. */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[REDACTED]');
+  const start = url.indexOf('?');
+  if (start === -1) return redactSecrets(url);
+  const path = url.slice(0, start);
+  const end = url.indexOf('#', start);
+  const query = url.slice(start + 1, end === -1 ? undefined : end);
+  const pairs = query.split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq === -1) return redactSecrets(pair);
+    const name = decodeComponent(pair.slice(0, eq)).toLowerCase();
+    const value = pair.slice(eq + 1);
+    const decoded = decodeComponent(value);
+    const secret = SECRET_PARAMS.has(name) || SECRET_PARAM_PART.test(name) || redactSecrets(decoded) !== decoded;
+    return `${pair.slice(0, eq)}=${secret ? MASK : value}`;
+  });
+  const fragment = end === -1 ? '' : redactSecrets(url.slice(end));
+  return `${redactSecrets(path)}?${pairs.join('&')}${fragment}`;
 }
 
 /** Accepts a caller's X-Request-Id when it looks like one, else makes one. */
@@ -19,16 +67,42 @@ export function requestId(request: IncomingMessage): string {
   return typeof given === 'string' && /^[A-Za-z0-9._-]{8,64}$/.test(given) ? given : randomUUID();
 }
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+/** Credential headers, censored wherever a headers object is logged (one level deep or at the top). */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', '["set-cookie"]', '["x-api-key"]', '["proxy-authorization"]'];
+const REDACT_PATHS = [
+  ...CREDENTIAL_HEADERS.flatMap((h) => [`headers.${h}`, `*.headers.${h}`]),
+  '*.password',
+  '*.api_key',
+  '*.code',
+  '*.secret',
+  '*.token',
+];
+
+/** pino settings shared by the API's logger and the background roles' logger. */
+function baseOptions(level: string): LoggerOptions {
   return {
     level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.api_key', '*.code'], censor: '[REDACTED]' },
+    redact: { paths: REDACT_PATHS, censor: MASK },
+    hooks: { streamWrite: redactSecrets },
+  };
+}
+
+/** Fastify's logger settings; `stream` replaces stdout (tests capture the real output with it). */
+export function loggerOptions(level: string, stream?: DestinationStream): FastifyServerOptions['logger'] {
+  return {
+    ...baseOptions(level),
+    ...(stream ? { stream } : {}),
     serializers: {
       req(request: { method: string; url: string; ip?: string; id?: string }) {
         return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip };
       },
     },
   };
+}
+
+/** The logger of processes without the API (`rampart worker`, `rampart scheduler`). */
+export function createLogger(level: string): pino.Logger {
+  return pino(baseOptions(level));
 }
 
 /** The logging surface background services need (pino's, which Fastify's logger is). */

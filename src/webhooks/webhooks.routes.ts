@@ -50,7 +50,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Update a webhook',
-        description: 'Only the fields given change; `rotate_secret: true` issues a new secret; `is_active` switches deliveries.',
+        description:
+          'Only the fields given change; `is_active` switches deliveries. `rotate_secret: true` issues a new secret, returned in this answer; otherwise the answer has no `secret` (list the webhooks to see it).',
         params: IdParams,
         body: UpdateWebhookSchema,
         response: { 200: Type.Object({ message: Type.String(), data: Type.Ref('Webhook') }), ...forbidden, ...invalid, ...authErrors },

@@ -33,7 +33,12 @@ export const WebhookSchema = Type.Object(
     events: Type.Array(Type.String()),
     description: Nullable(Type.String()),
     is_active: Type.Boolean(),
-    secret: Type.String({ description: 'whsec_<base64>: verify deliveries with any Standard Webhooks library' }),
+    secret: Type.Optional(
+      Type.String({
+        description:
+          'whsec_<base64>: verify deliveries with any Standard Webhooks library. Present in create and list answers, and in an update with rotate_secret: true (the new secret); absent from other updates',
+      }),
+    ),
     service: StringEnum(['generic', 'slack', 'discord', 'teams'] as const),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),

@@ -33,14 +33,18 @@ export interface WebhookDeps {
   clock: () => Date;
 }
 
-function toResource(row: queries.WebhookRow): WebhookResource {
+/**
+ * The resource; the secret only where the contract shows it (create, list) and where an update
+ * has just made a new one, so an answer that was not asked for the secret cannot leak it.
+ */
+function toResource(row: queries.WebhookRow, options: { withSecret: boolean }): WebhookResource {
   return {
     id: row.id,
     url: row.url,
     events: row.events,
     description: row.description,
     is_active: row.is_active,
-    secret: row.secret,
+    ...(options.withSecret ? { secret: row.secret } : {}),
     service: row.service,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -74,7 +78,7 @@ async function ownWebhook(db: Db, userId: number, id: string): Promise<queries.W
 }
 
 export async function listWebhooks(db: Db, userId: number): Promise<WebhookResource[]> {
-  return (await queries.listWebhooks(db, userId)).map(toResource);
+  return (await queries.listWebhooks(db, userId)).map((row) => toResource(row, { withSecret: true }));
 }
 
 export async function createWebhook(deps: WebhookDeps, userId: number, body: CreateWebhookBody): Promise<WebhookResource> {
@@ -90,7 +94,7 @@ export async function createWebhook(deps: WebhookDeps, userId: number, body: Cre
     secret: generateSecret(),
     service: detectService(url),
   });
-  return toResource(row);
+  return toResource(row, { withSecret: true });
 }
 
 export async function updateWebhook(deps: WebhookDeps, userId: number, id: string, body: UpdateWebhookBody): Promise<WebhookResource> {
@@ -103,7 +107,7 @@ export async function updateWebhook(deps: WebhookDeps, userId: number, id: strin
     ...(body.is_active !== undefined ? { is_active: body.is_active } : {}),
     ...(body.rotate_secret ? { secret: generateSecret() } : {}),
   });
-  return toResource(updated);
+  return toResource(updated, { withSecret: body.rotate_secret === true });
 }
 
 export async function deleteWebhook(db: Db, userId: number, id: string): Promise<void> {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrateToLatest, openStore, type Store } from '../../src/db/database.js';
@@ -67,7 +68,7 @@ export interface TestApp {
 
 export async function buildTestApp(
   t: TestContext,
-  options: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer; store?: Store; clock?: () => Date } = {},
+  options: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer; store?: Store; clock?: () => Date; logStream?: DestinationStream } = {},
 ): Promise<TestApp> {
   const dataDir = await tempDir(t);
   const config = loadConfig(
@@ -78,7 +79,9 @@ export async function buildTestApp(
   const app = await buildApp({
     config,
     store,
-    logLevel: 'silent',
+    // With a stream, every line the app writes at any level, as `rampart serve` would write it.
+    logLevel: options.logStream ? 'trace' : 'silent',
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

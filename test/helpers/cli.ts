@@ -14,9 +14,21 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+/** How to start the command: node itself, or through sh with a umask set first. */
+function command(args: string[], options: ProcessOptions): [string, string[]] {
+  if (options.umask === undefined) return [process.execPath, [BIN, ...args]];
+  return ['/bin/sh', ['-c', `umask ${options.umask.toString(8).padStart(3, '0')}; exec "$0" "$@"`, process.execPath, BIN, ...args]];
+}
+
+export interface ProcessOptions {
+  /** The umask the process starts with (an operator's shell may have 0). */
+  umask?: number;
+}
+
+export function runCli(args: string[], env: Record<string, string | undefined>, options: ProcessOptions = {}): Promise<CliResult> {
+  const [file, argv] = command(args, options);
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(file, argv, { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -42,15 +54,18 @@ export interface ServeProcess {
   /** Resolves with the first log line (present or future) that satisfies the predicate. */
   waitForLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   exited: Promise<number | null>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
 }
 
-export function startServe(t: TestContext, env: Record<string, string | undefined>): ServeProcess {
-  return startRampart(t, ['serve'], env);
+export function startServe(t: TestContext, env: Record<string, string | undefined>, options: ProcessOptions = {}): ServeProcess {
+  return startRampart(t, ['serve'], env, options);
 }
 
 /** Starts `rampart <args>` as a long-running process whose JSON log lines are collected. */
-export function startRampart(t: TestContext, args: string[], env: Record<string, string | undefined>): ServeProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+export function startRampart(t: TestContext, args: string[], env: Record<string, string | undefined>, options: ProcessOptions = {}): ServeProcess {
+  const [file, argv] = command(args, options);
+  const child = spawn(file, argv, { env: { ...process.env, ...env } });
   const logs: Record<string, unknown>[] = [];
   const waiters: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
   let stderr = '';
@@ -70,7 +85,8 @@ export function startRampart(t: TestContext, args: string[], env: Record<string,
       }
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close': the process has exited and its output has all been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   t.after(async () => {
     if (child.exitCode === null) {
       child.kill('SIGKILL');
@@ -81,6 +97,7 @@ export function startRampart(t: TestContext, args: string[], env: Record<string,
     child,
     logs,
     exited,
+    stderr: () => stderr,
     waitForLog(predicate) {
       const found = logs.find(predicate);
       if (found) return Promise.resolve(found);
