@@ -7,14 +7,38 @@
 import { hkdfSync } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { randomToken } from '../shared/crypto.js';
-import { getOrInsertSetting } from './settings.queries.js';
+import { deleteSetting, getOrInsertSetting } from './settings.queries.js';
+
+const GENERATED_KEY = 'jwt_signing_key';
 
 /** The uses of derived keys; each purpose gets a key of its own. */
 export type KeyPurpose = 'report-links';
 
-/** RAMPART_JWT_SECRET when configured, else the store's generated secret (created on first use). */
+/** The generated secret once read, per store handle: it never changes while a process runs. */
+const generated = new WeakMap<Db, Promise<string>>();
+
+/**
+ * RAMPART_JWT_SECRET when configured, else the store's generated secret (created on first use).
+ * Read once per store handle: report links would otherwise cost a write and a read each.
+ */
 export async function deploymentSecret(db: Db, configured: string | undefined): Promise<string> {
-  return configured ?? (await getOrInsertSetting(db, 'jwt_signing_key', randomToken(48)));
+  if (configured !== undefined) return configured;
+  let secret = generated.get(db);
+  if (!secret) {
+    secret = getOrInsertSetting(db, GENERATED_KEY, randomToken(48));
+    generated.set(db, secret);
+    secret.catch(() => generated.delete(db));
+  }
+  return secret;
+}
+
+/**
+ * Removes the generated secret from the store (and this process's copy): once the operator
+ * configures one, the generated key must never come back into use.
+ */
+export async function discardGeneratedSecret(db: Db): Promise<void> {
+  generated.delete(db);
+  await deleteSetting(db, GENERATED_KEY);
 }
 
 /** A 32-byte key for one purpose: HKDF-SHA256 of the deployment secret, the purpose as its info. */

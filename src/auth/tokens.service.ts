@@ -9,10 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { unauthenticated } from '../shared/errors.js';
 import type { Db } from '../db/database.js';
-import { deploymentSecret } from './signing-secret.js';
-import { deleteSetting } from './settings.queries.js';
-
-const GENERATED_KEY = 'jwt_signing_key';
+import { deploymentSecret, discardGeneratedSecret } from './signing-secret.js';
 
 export interface TokenClaims {
   userId: number;
@@ -37,7 +34,7 @@ async function signingSecret(db: Db, configured: string | undefined): Promise<st
   // A key generated before the operator configured one is no longer accepted; removing it keeps
   // the store free of signing secrets, and a later start without the variable makes a fresh key
   // rather than bringing back one that may have been read while it sat in the store.
-  if (configured !== undefined) await deleteSetting(db, GENERATED_KEY);
+  if (configured !== undefined) await discardGeneratedSecret(db);
   return deploymentSecret(db, configured);
 }
 
