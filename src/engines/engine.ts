@@ -68,33 +68,9 @@ export interface EngineJob {
   signal: AbortSignal;
 }
 
-export type Threat = 'Critical' | 'High' | 'Medium' | 'Low' | 'Informational';
-
-/** A finding in the fields of the Vulnerability resource (DESIGN.md "Vulnerability"). */
-export interface Finding {
-  /** The name as the target was given (hostname or IP). */
-  hostname: string;
-  /** The address that was probed. */
-  hostIp: string;
-  port: number | null;
-  protocol: 'tcp' | 'udp' | null;
-  service: string | null;
-  ruleId: string;
-  name: string;
-  description: string;
-  solution: string;
-  threat: Threat;
-  cvssBase: number | null;
-  cvssVector: string | null;
-  cve: string[];
-  cwe: string | null;
-  evidence: string;
-  references: string[];
-  /** In the CISA KEV catalog (CVE findings). */
-  kev?: boolean;
-  /** FIRST EPSS score, 0-1 (CVE findings). */
-  epss?: number | null;
-}
+export type { Finding, Threat } from '../shared/finding.js';
+export { threatFromCvss, threatFromSeverity } from '../shared/finding.js';
+import type { Finding } from '../shared/finding.js';
 
 export type EngineEvent =
   | { type: 'progress'; percent: number; detail?: string }
@@ -124,13 +100,4 @@ export class EngineError extends Error {
     super(message, options);
     this.name = 'EngineError';
   }
-}
-
-/** Threat from a CVSS base score (DESIGN.md: 9.0 / 7.0 / 4.0 / 0.1). */
-export function threatFromCvss(score: number | null): Threat {
-  if (score === null || score < 0.1) return 'Informational';
-  if (score >= 9) return 'Critical';
-  if (score >= 7) return 'High';
-  if (score >= 4) return 'Medium';
-  return 'Low';
 }

@@ -2,9 +2,9 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
 
-export const THREATS = ['Critical', 'High', 'Medium', 'Low', 'Informational'] as const;
-export const STATUSES = ['Unresolved', 'Accepted', 'False Positive'] as const;
-export const LIFECYCLES = ['new', 'still_open', 'fixed', 'regressed'] as const;
+import { LIFECYCLES, STATUSES, THREATS } from '../shared/finding.js';
+
+export { LIFECYCLES, STATUSES, THREATS };
 
 /** The OpenAPI text of a findings list's `sort` (both lists share it). */
 export const VULNERABILITY_SORT_DESCRIPTION =
