@@ -7,14 +7,15 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run } from '../db/schema.js';
-import { EngineError, type Engine, type EngineEvent, type Finding, type JobTarget } from '../engines/engine.js';
+import type { Engine, EngineEvent, Finding, JobTarget } from '../engines/engine.js';
+import type { EngineRegistry } from '../engines/registry.js';
 import type { AddressGuard } from '../shared/address-guard.js';
 import type { Logger } from '../shared/logger.js';
 import { FINDINGS_BATCH, judgeRunFindings, recordFindings, type FindingContext } from '../findings/findings.service.js';
 import { findScanById } from '../scans/scans.service.js';
 import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
-import type { EngineRegistry } from './engines.js';
+import { failureOf, unavailableFailure } from './run-errors.js';
 import { queueRunEndNotices } from './run-end.js';
 import { finishRun, recordProgress } from './runs.queries.js';
 
@@ -54,12 +55,17 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
         if (!(error instanceof LeaseLost)) throw error;
       });
 
-  const engine = deps.engines.forScanType(scan.scan_type);
+  const choice = deps.engines.forScanType(scan.scan_type);
   const counts = { hostsUp: 0, hostsDown: 0, findings: 0 };
-  if (typeof engine === 'string') {
-    await finish({ outcome: 'failed', error: engine, ...counts });
+  if (!choice.available) {
+    // A worker told to serve a type this deployment has no engine for (e.g. an old scan's run).
+    const failure = unavailableFailure(choice.reason);
+    await finish({ outcome: 'failed', error: failure.error, errorKind: failure.kind, notes: [failure.note], ...counts });
     return true;
   }
+  const engine = choice.engine;
+  // What really ran: the engine's `engine` event refines its name and version.
+  const identity: { name: string; version: string; detail: string | null } = { name: engine.name, version: engine.version, detail: null };
 
   const targets = scan.targets as JobTarget[];
   const named = targets.filter((t) => t.kind !== 'cidr').map((t) => (t.kind === 'url' ? new URL(t.value).hostname : t.value));
@@ -75,7 +81,8 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
 
   const hosts = new Map<string, boolean>();
   // Engine warnings, deduplicated, become the run's notes (e.g. "no vulnerability database").
-  const notes: string[] = [];
+  // A fallback says so first (e.g. OpenVas scans run by Rampart's scanner).
+  const notes: string[] = choice.note ? [choice.note] : [];
   const vulnerabilities = (await createVulnerabilityLookup(db)) ?? undefined;
   const vulnDbSyncedAt = vulnerabilities?.syncedAt ?? null;
   let pending: Finding[] = [];
@@ -103,18 +110,22 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
         ratePerSecond: deps.config.scan.ratePerSecond,
       },
       guard: deps.guard,
+      options: scan.engine_options,
       signal,
       ...(vulnerabilities ? { vulnerabilities } : {}),
     };
     for await (const event of engine.run(job) as AsyncIterable<EngineEvent>) {
       if (signal.aborted) break;
       switch (event.type) {
+        case 'engine':
+          Object.assign(identity, { name: event.name, version: event.version, detail: event.detail ?? null });
+          break;
         case 'progress':
           // Throttled; 100% is recorded by the completion itself.
           if (event.percent > run.progress_percent && event.percent < 100 && Date.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
             run.progress_percent = event.percent;
             lastProgress = Date.now();
-            await recordProgress(db, run.id, workerId, { percent: event.percent, engine: engine.name, engineVersion: engine.version, ...counts });
+            await recordProgress(db, run.id, workerId, { percent: event.percent, engine: identity.name, engineVersion: identity.version, engineDetail: identity.detail, ...counts });
           }
           break;
         case 'host':
@@ -142,14 +153,15 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     // Ranges only contribute the hosts that answered.
     const states = new Map([...hosts].filter(([name, up]) => up || named.includes(name)));
     await recordHostStates(db, scan.user_id, states, new Date());
-    await finish({ outcome: 'succeeded', error: null, engine, notes, vulnDbSyncedAt, ...counts }, { complete: true });
+    await finish({ outcome: 'succeeded', error: null, engine: identity, notes, vulnDbSyncedAt, ...counts }, { complete: true });
     return true;
   } catch (error) {
     if (signal.aborted) return false;
-    const message = error instanceof EngineError ? error.message : 'The scan engine failed unexpectedly; the worker log has the details.';
-    log.error({ err: error, run_id: run.id }, 'run failed');
+    const failure = failureOf(error);
+    log.error({ err: error, run_id: run.id, error_kind: failure.kind }, 'run failed');
     await flush().catch(() => undefined);
-    const failed = { outcome: 'failed' as const, error: message, engine, notes, vulnDbSyncedAt, ...counts };
+    notes.push(failure.note);
+    const failed = { outcome: 'failed' as const, error: failure.error, errorKind: failure.kind, engine: identity, notes, vulnDbSyncedAt, ...counts };
     // Labels are a bonus on a failed run: if they cannot be settled, the run still ends as failed.
     await finish(failed, { complete: false }).catch(async (judging: unknown) => {
       log.error({ err: judging, run_id: run.id }, 'labelling the failed run\'s findings failed');
