@@ -10,6 +10,7 @@ import type { Engine, EngineErrorKind, EngineEvent, EngineIdentity, EngineJob, F
 import { EngineError } from '../../src/engines/engine.js';
 import type { Mailer } from '../../src/mail/mailer.js';
 import type { ScanType } from '../../src/shared/scan-types.js';
+import { rampartOptionsSchema, UNCAPPED } from '../../src/engines/rampart/options.js';
 import { startBackground } from '../../src/runs/background.js';
 import { buildTestApp, signUp, type TestApp } from './app.js';
 import { waitFor } from './servers.js';
@@ -88,7 +89,8 @@ export async function startScripted(
 ): Promise<Harness> {
   const env = { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'pro=100000', ...options.env };
   const scripts = { rampart: { next: { findings: [] as Finding[] } as Script, jobs: [] as EngineJob[] }, nuclei: { next: { findings: [] as Finding[] } as Script, jobs: [] as EngineJob[] } };
-  const rampart = scriptedEngine('rampart', scripts.rampart);
+  // The scripted Rampart engine takes the real engine's options (unbounded caps).
+  const rampart = scriptedEngine('rampart', scripts.rampart, rampartOptionsSchema(UNCAPPED));
   const ctx = await buildTestApp(t, {
     env,
     ...(options.clock ? { clock: options.clock } : {}),
