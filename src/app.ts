@@ -32,6 +32,7 @@ import { userAdminRoutes } from './accounts/users.routes.js';
 import { DeliverySchema, WebhookSchema } from './webhooks/webhooks.schema.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { routeCatalog } from './mcp/tools.js';
+import { createEngineRegistry, type EngineRegistry } from './engines/registry.js';
 
 export interface AppOptions {
   config: Config;
@@ -46,6 +47,8 @@ export interface AppOptions {
   queue?: RunQueue;
   /** The clock of schedules (tests pass a controllable one). */
   clock?: () => Date;
+  /** Which engine serves each scan type; defaults to the one the configuration describes. */
+  engines?: EngineRegistry;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -67,7 +70,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const guard = createAddressGuard(config.allowTargets);
   const queue = options.queue ?? new RunQueue();
   const clock = options.clock ?? (() => new Date());
-  app.decorate('ctx', { config, db: store.db, tokens, mailer, guard, queue, clock, scans: { db: store.db, config, guard, queue, clock } });
+  const engines = options.engines ?? createEngineRegistry(config);
+  app.decorate('ctx', { config, db: store.db, tokens, mailer, guard, queue, clock, engines, scans: { db: store.db, config, guard, queue, clock, engines } });
   app.decorateRequest('principal', null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

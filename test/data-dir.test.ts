@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { openTestStore, STORE_KIND, tempDir } from './helpers/app.js';
+import { buildTestApp, openTestStore, signUp, STORE_KIND, tempDir } from './helpers/app.js';
 import { freePort, runCli, startServe } from './helpers/cli.js';
+import { standInEngines } from './helpers/scripted-engines.js';
 
 /** Every path under `dir` (and `dir` itself) whose mode lets group or others in: `find dir -perm /077`. */
 function openToOthers(dir: string): string[] {
@@ -40,7 +41,8 @@ test(`serve with umask 0 keeps every file of the data directory private (${STORE
   const server = startServe(t, serveEnv, { umask: 0 });
   await server.waitForLog(listening);
 
-  // Files of every kind: accounts in the store, mail (no SMTP server: .eml files), a login script.
+  // Files of every kind: accounts in the store, mail (no SMTP server: .eml files). Login scripts
+  // belong to ZAP scans, which this deployment refuses (no ZAP engine): see the test below.
   assert.equal((await runCli(['user', 'create', '--email', 'ops@example.com', '--password', 'long enough pass', '--role', 'admin'], serveEnv, { umask: 0 })).code, 0);
   const key = (await runCli(['key', 'create', '--email', 'ops@example.com'], serveEnv, { umask: 0 })).stdout.trim().split('\n').at(-1)!;
   const { token } = (await (await fetch(`${base}/api/token?key=${key}`, { method: 'POST' })).json()) as { token: string };
@@ -60,16 +62,39 @@ test(`serve with umask 0 keeps every file of the data directory private (${STORE
       zap_login_script: Buffer.from('print("login")\n').toString('base64'),
     }),
   });
-  assert.equal(scan.status, 200, await scan.text());
+  assert.equal(scan.status, 422, 'a deployment without a ZAP engine refuses ZAP scans');
 
   const present = fs.readdirSync(dataDir).sort();
-  const expected = STORE_KIND === 'pglite' ? ['admin.sock', 'login-scripts', 'mail', 'pglite', 'rampart.lock'] : ['login-scripts', 'mail'];
+  const expected = STORE_KIND === 'pglite' ? ['admin.sock', 'mail', 'pglite', 'rampart.lock'] : ['mail'];
   assert.deepEqual(present, expected);
   assert.equal(fs.statSync(dataDir).mode & 0o777, 0o700);
   assert.deepEqual(openToOthers(dataDir), []);
 
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
+});
+
+test(`a ZAP scan's login script is stored private under umask 0 (${STORE_KIND})`, async (t) => {
+  // In process (a real serve refuses ZAP scans: no ZAP engine yet); the app serves ZAP with a stand-in.
+  const ctx = await buildTestApp(t, { engines: standInEngines() });
+  const user = await signUp(ctx, { role: 'pro' });
+  const previous = process.umask(0);
+  try {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/new-scan',
+      headers: user.auth,
+      payload: {
+        scan_name: 'Login', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com',
+        scan_target: 'https://93.184.216.34/app', zap_authenticated: true, zap_login_script: Buffer.from('print("login")\n').toString('base64'),
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  } finally {
+    process.umask(previous);
+  }
+  assert.ok(fs.readdirSync(path.join(ctx.dataDir, 'login-scripts')).length === 1, 'the script was written');
+  assert.deepEqual(openToOthers(path.join(ctx.dataDir, 'login-scripts')), []);
 });
 
 test('the CLI on the embedded store with umask 0 creates a private data directory', async (t) => {

@@ -12,6 +12,8 @@ import { escapeBanner } from '../src/engines/rampart/banner.js';
 import { runPool } from '../src/engines/rampart/pool.js';
 import { DEFAULT_TCP_PORTS, resolvePorts } from '../src/engines/rampart/ports.js';
 import { createRampartEngine } from '../src/engines/rampart/rampart.engine.js';
+import { applyOptions } from '../src/engines/rampart/options.js';
+import { Value } from 'typebox/value';
 import { TokenBucket, type Clock } from '../src/engines/rampart/rate-limit.js';
 import { cidrSize, expandCidr, parseCidr, type ResolveHost } from '../src/engines/rampart/targets.js';
 import type { AddressGuard } from '../src/shared/address-guard.js';
@@ -100,6 +102,7 @@ function makeJob(job: Partial<Omit<EngineJob, 'limits'>> & { limits?: Partial<En
     limits: { connectTimeoutMs: 2000, readTimeoutMs: 200, maxConcurrency: 8, ratePerSecond: 0, ...job.limits },
     // An empty but synced database, so the engine does not warn that none is synced.
     vulnerabilities: job.vulnerabilities ?? { syncedAt: new Date(), forCpe: async () => [] },
+    ...(job.options ? { options: job.options } : {}),
   };
 }
 
@@ -405,6 +408,8 @@ test('leaving the iteration early stops the scan and releases its sockets', { ti
   const job = makeJob({ ports: [closed, silent.port], limits: { readTimeoutMs: 60_000, maxConcurrency: 2 } });
   const timersBefore = activeTimers();
   for await (const event of engine.run(job)) {
+    // The identity comes first (contract v2); the scan itself starts with progress.
+    if (event.type === 'engine') continue;
     assert.equal(event.type, 'progress');
     break;
   }
@@ -436,9 +441,32 @@ test('a bad job is a config error', async () => {
 // ---------------------------------------------------------------------------------------------
 // The pieces
 
-test('engine identity', () => {
+test('engine identity', async () => {
   assert.equal(engine.name, 'rampart');
   assert.match(engine.version, /^\d+\.\d+\.\d+$/);
+  // The first event says what ran.
+  const events = await collect(engine.run(makeJob({ ports: [await closedPort()] })));
+  assert.deepEqual(events[0], { type: 'engine', name: 'rampart', version: engine.version });
+});
+
+test('the options of a job replace the port set and lower the limits, never above the caps', async () => {
+  const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'));
+  const closed = await closedPort();
+  // The deployment would probe only the closed port; the scan's options name the open one.
+  const events = await collect(engine.run(makeJob({ ports: [closed], options: { ports: [server.port], max_concurrency: 1 } })));
+  await server.close();
+  assert.deepEqual(findingsOf(events).map((f) => f.port), [server.port], 'the port of the options was probed');
+  const job = makeJob({ ports: [closed], limits: { maxConcurrency: 4, ratePerSecond: 10, connectTimeoutMs: 500 }, options: { max_concurrency: 64, rate_per_second: 5, connect_timeout_ms: 9000 } });
+  assert.deepEqual(applyOptions(job), { ports: [closed], limits: { ...job.limits, maxConcurrency: 4, ratePerSecond: 5, connectTimeoutMs: 500 } });
+  // A deployment without a rate limit takes the scan's own.
+  assert.equal(applyOptions(makeJob({ limits: { ratePerSecond: 0 }, options: { rate_per_second: 7 } })).limits.ratePerSecond, 7);
+  // The schema's bounds are the deployment's caps.
+  const capped = createRampartEngine({ caps: { ratePerSecond: 100, maxConcurrency: 8, connectTimeoutMs: 1000 } });
+  assert.equal(Value.Check(capped.optionsSchema!, { ports: 'all', rate_per_second: 100, max_concurrency: 8, connect_timeout_ms: 1000 }), true);
+  assert.equal(Value.Check(capped.optionsSchema!, { rate_per_second: 101 }), false);
+  assert.equal(Value.Check(capped.optionsSchema!, { max_concurrency: 9 }), false);
+  assert.equal(Value.Check(capped.optionsSchema!, { ports: [0] }), false);
+  assert.equal(Value.Check(capped.optionsSchema!, { colour: 'red' }), false);
 });
 
 test('CIDR ranges expand lazily, skipping IPv4 network and broadcast addresses', () => {

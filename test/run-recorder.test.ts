@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import pino from 'pino';
 import type { Engine, EngineEvent, EngineJob } from '../src/engines/engine.js';
-import type { EngineRegistry } from '../src/runs/engines.js';
+import { createEngineRegistry } from '../src/engines/registry.js';
 import { startBackground } from '../src/runs/background.js';
 import { importRun } from '../src/runs/run-import.service.js';
 import { findScanByUuid } from '../src/scans/scans.service.js';
@@ -51,7 +51,7 @@ async function startApp(t: TestContext) {
   t.after(() => release());
   const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8,192.0.2.0/24', RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'pro=100000' } });
   const engine = testEngine(gate);
-  const engines: EngineRegistry = { forScanType: () => engine };
+  const engines = createEngineRegistry(ctx.config, { Rampart: engine });
   const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log, worker: true, scheduler: false, engines });
   t.after(() => background.stop());
   const user = await signUp(ctx, { role: 'pro' });

@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import { startBackground } from '../src/runs/background.js';
 import { buildTestApp, signUp, STORE_KIND, type TestApp } from './helpers/app.js';
 import { closedPort, startTcpServer, waitFor } from './helpers/servers.js';
+import { standInEngines } from './helpers/scripted-engines.js';
+import { OPENVAS_FALLBACK_NOTE } from '../src/engines/registry.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -14,7 +16,7 @@ function startWorker(t: Parameters<typeof buildTestApp>[0], ctx: TestApp) {
 }
 
 /** Creates a One-time scan through the API; returns its uuid. */
-async function createScan(ctx: TestApp, auth: Record<string, string>, scan: { scan_target: string; scan_type?: string }): Promise<string> {
+async function createScan(ctx: TestApp, auth: Record<string, string>, scan: { scan_target: string; scan_type?: string; engine_options?: Record<string, unknown> }): Promise<string> {
   const res = await ctx.app.inject({
     method: 'POST',
     url: '/api/new-scan',
@@ -113,6 +115,7 @@ test(`the address guard applies again when a run resolves its targets (${STORE_K
   const run = await waitForRun(api, user.auth, uuid, 0);
   assert.equal(run.outcome, 'succeeded');
   assert.equal(run.engine, 'rampart', 'OpenVas scans run the built-in engine and say so');
+  assert.equal(run.notes[0], OPENVAS_FALLBACK_NOTE, 'the fallback is said in the notes');
   assert.equal(run.hosts_up, 1);
   assert.equal(run.hosts_down, 1);
   const targets = await api.store.db.selectFrom('targets').select(['target', 'status']).where('user_id', '=', user.userId).orderBy('target').execute();
@@ -138,13 +141,48 @@ test(`deleting a scan cancels its running run (${STORE_KIND})`, async (t) => {
   assert.equal(rows.length, 0);
 });
 
-test(`ZAP and Nuclei runs fail with a clear message until their engines exist (${STORE_KIND})`, async (t) => {
-  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '50' } });
-  const user = await signUp(ctx, { role: 'basic' });
-  startWorker(t, ctx);
-  const uuid = await createScan(ctx, user.auth, { scan_type: 'ZAP', scan_target: 'http://127.0.0.1:9/' });
-  const run = await waitForRun(ctx, user.auth, uuid, 0);
+test(`a run of a type with no engine here fails with the reason, as a config failure, when a worker is told to serve it (${STORE_KIND})`, async (t) => {
+  // The scan was accepted where ZAP had an engine (a stand-in); this deployment has none.
+  const env = { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '50' };
+  const before = await buildTestApp(t, { env, engines: standInEngines() });
+  const user = await signUp(before, { role: 'basic' });
+  const uuid = await createScan(before, user.auth, { scan_type: 'ZAP', scan_target: 'http://127.0.0.1:9/' });
+  const now = await buildTestApp(t, { env, store: before.store });
+  const background = startBackground({ db: now.store.db, config: now.config, guard: now.app.ctx.guard, queue: now.app.ctx.queue, log: silent, worker: true, scheduler: false, types: ['ZAP'] });
+  t.after(() => background.stop());
+  const run = await waitForRun(now, user.auth, uuid, 0);
   assert.equal(run.outcome, 'failed');
   assert.equal(run.scan_progress, 'Failed');
-  assert.match(run.error, /ZAP scans are not available yet/);
+  assert.equal(run.error_kind, 'config');
+  assert.match(run.error, /^ZAP scans need an OWASP ZAP daemon/);
+  assert.ok(run.notes.some((n: string) => /^Failure kind config:/.test(n)), run.notes.join(' | '));
+  // A new one is refused at creation, and the old scan's rerun too, with the same reason.
+  const refused = await now.app.inject({
+    method: 'POST', url: '/api/new-scan', headers: user.auth,
+    payload: { scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: 'http://127.0.0.1:9/' },
+  });
+  assert.equal(refused.statusCode, 422, refused.body);
+  assert.match(refused.json().errors.scan_type[0], /^ZAP scans need an OWASP ZAP daemon/);
+  const rerun = await now.app.inject({ method: 'POST', url: `/api/scans/${uuid}/rerun`, headers: user.auth, payload: {} });
+  assert.equal(rerun.statusCode, 422, rerun.body);
+  assert.match(rerun.json().errors.scan_type[0], /this deployment has none configured/);
+});
+
+test(`a scan's engine options reach the Rampart engine; the run records what ran (${STORE_KIND})`, async (t) => {
+  const ssh = await startTcpServer(t, { banner: () => 'SSH-2.0-OpenSSH_9.6\r\n' });
+  const closed = await closedPort();
+  // The deployment probes only a closed port; the scan's options name the open one.
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_SCAN_PORTS: String(closed), RAMPART_WORKER_POLL_MS: '50', RAMPART_RATE_LIMITS: 'basic=100000' } });
+  const user = await signUp(ctx, { role: 'basic' });
+  startWorker(t, ctx);
+  const uuid = await createScan(ctx, user.auth, { scan_type: 'Rampart', scan_target: '127.0.0.1', engine_options: { ports: [ssh.port], max_concurrency: 4 } });
+  const shown = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}`, headers: user.auth })).json().data;
+  assert.deepEqual(shown.engine_options, { ports: [ssh.port], max_concurrency: 4 });
+  const run = await waitForRun(ctx, user.auth, uuid, 0);
+  assert.equal(run.outcome, 'succeeded', run.error);
+  assert.equal(run.findings_count, 1, 'the port of the options was scanned');
+  assert.equal(run.engine, 'rampart');
+  assert.match(run.engine_version, /^\d+\.\d+\.\d+$/);
+  assert.equal(run.engine_detail, null);
+  assert.equal(run.error_kind, null);
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTestApp, signUp, STORE_KIND } from './helpers/app.js';
+import { standInEngines } from './helpers/scripted-engines.js';
 
 const PUBLIC_IP = '93.184.216.34';
 const VALID = {
@@ -70,7 +71,7 @@ const CREATE_CASES: Case[] = [
 ];
 
 test(`POST /api/new-scan validation (${STORE_KIND})`, async (t) => {
-  const ctx = await buildTestApp(t);
+  const ctx = await buildTestApp(t, { engines: standInEngines() });
   const user = await signUp(ctx, { role: 'admin' });
   for (const [name, body, field, message] of CREATE_CASES) {
     await t.test(name, async () => {
@@ -87,7 +88,7 @@ test(`POST /api/new-scan validation (${STORE_KIND})`, async (t) => {
 });
 
 test(`plan tiers: 403 naming the plan (${STORE_KIND})`, async (t) => {
-  const ctx = await buildTestApp(t);
+  const ctx = await buildTestApp(t, { engines: standInEngines() });
   const trial = await signUp(ctx, { role: 'trial' });
   const basic = await signUp(ctx, { role: 'basic' });
   const premium = await signUp(ctx, { role: 'premium' });
@@ -111,7 +112,7 @@ test(`plan tiers: 403 naming the plan (${STORE_KIND})`, async (t) => {
 });
 
 test(`PUT /api/scans/{uuid} validation (${STORE_KIND})`, async (t) => {
-  const ctx = await buildTestApp(t);
+  const ctx = await buildTestApp(t, { engines: standInEngines() });
   const user = await signUp(ctx, { role: 'basic' });
   const create = async (body: object) => {
     const res = await ctx.app.inject({ method: 'POST', url: '/api/new-scan', headers: user.auth, payload: body });

@@ -54,6 +54,7 @@ function makeEvent(type: 'scan.completed' | 'scan.failed', over: { name?: string
         outcome: type === 'scan.completed' ? 'succeeded' : (over.outcome ?? 'failed'),
         completed_at: '2024-05-01T10:00:00.000Z',
         error: over.error ?? (type === 'scan.failed' ? 'Engine crashed: <boom> & more' : null),
+        error_kind: type === 'scan.failed' ? 'internal' : null,
         counts: { ...NO_FINDINGS, high: 2, low: 1, ...over.counts },
         report_urls: { pdf: PDF, html: PDF.replace('/pdf/', '/html/'), csv: '', txt: '', xml: '' },
       },

@@ -183,7 +183,11 @@ test('a finished run is delivered, signed, to a real HTTPS receiver; failing twi
   h.scripts.rampart.next = { findings: [], fail: true };
   await rerun(h, uuid, 1);
   await waitFor('scan.failed', async () => (receiver.received.length >= 4 ? true : undefined));
-  assert.equal(JSON.parse(receiver.received[3]!.body).type, 'scan.failed');
+  const failed = JSON.parse(receiver.received[3]!.body);
+  assert.equal(failed.type, 'scan.failed');
+  // Whose fault: the scripted failure is a temporary network one, and the event says so.
+  assert.equal(failed.data.run.error_kind, 'network-temporary');
+  assert.match(failed.data.run.error, /^The target did not answer/);
   const both = await waitFor('the second delivery recorded', async () => {
     const data = (await h.ctx.app.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/deliveries`, headers: h.auth })).json().data;
     return data[0]?.status === 'succeeded' && data.length === 2 ? data : undefined;

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { storeLocation } from '../db/store-location.js';
 import { AppError } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
+import { SCAN_TYPES, type ScanType } from '../shared/scan-types.js';
 import { vulnDbSources } from '../vulndb/sources.js';
 import { acquireLock, lockHolder, sendAdminCommand } from './admin-channel.js';
 import { secureDataDir } from './data-dir.js';
@@ -31,6 +32,18 @@ function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 3600) throw new InvalidArgumentError('must be a whole number of seconds from 1 to 3600.');
   return n;
+}
+
+/** `ZAP,Nuclei` -> the scan types, each one of the contract's (any case); duplicates dropped. */
+function scanTypes(value: string): ScanType[] {
+  const types: ScanType[] = [];
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const type = SCAN_TYPES.find((known) => known.toLowerCase() === part.toLowerCase());
+    if (!type) throw new InvalidArgumentError(`"${part}" is not a scan type. Valid: ${SCAN_TYPES.join(', ')}.`);
+    if (!types.includes(type)) types.push(type);
+  }
+  if (types.length === 0) throw new InvalidArgumentError(`name at least one scan type: ${SCAN_TYPES.join(', ')}.`);
+  return types;
 }
 
 /**
@@ -64,10 +77,10 @@ async function admin(cmd: AdminCommand | ((config: Config) => AdminCommand)): Pr
   for (const line of result.lines) process.stdout.write(`${line}\n`);
 }
 
-async function runRoles(roles: Roles, options: { port?: number }): Promise<void> {
+async function runRoles(roles: Roles, options: { port?: number; types?: ScanType[] }): Promise<void> {
   const [{ loadConfig }, { serve }] = await Promise.all([import('../config.js'), import('./serve.js')]);
   const config: Config = loadConfig(process.env, options.port === undefined ? {} : { port: options.port });
-  const server = await serve(config, roles);
+  const server = await serve(config, roles, options.types ? { workerTypes: options.types } : {});
   const shutdown = (signal: string) => {
     server.log.info({ signal }, 'signal received');
     server.stop().then(
@@ -106,7 +119,8 @@ export function buildProgram(): Command {
   program
     .command('worker')
     .description('Run only scan workers; start as many as you like, on any machine, against one PostgreSQL (DATABASE_URL).')
-    .action(() => runRoles({ api: false, worker: true, scheduler: false }, {}));
+    .option('--types <types>', `scan types whose runs this worker claims, comma-separated (${SCAN_TYPES.join(', ')}; default: every type with an engine on this deployment)`, scanTypes)
+    .action((o: { types?: ScanType[] }) => runRoles({ api: false, worker: true, scheduler: false }, o.types ? { types: o.types } : {}));
   program
     .command('scheduler')
     .description('Run only the scheduler (fires scheduled scans); several may run, each period fires once.')

@@ -17,6 +17,7 @@ import { RunQueue } from '../runs/run-queue.js';
 import { acquireLock, startAdminChannel, type AdminHandler } from './admin-channel.js';
 import { runAdminCommand } from './admin-commands.js';
 import { secureDataDir } from './data-dir.js';
+import type { ScanType } from '../shared/scan-types.js';
 
 export interface Roles {
   api: boolean;
@@ -30,7 +31,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function serve(config: Config, roles: Roles = { api: true, worker: true, scheduler: true }): Promise<RunningServer> {
+/**
+ * Starts the roles over one store. `workerTypes`: the scan types the worker claims (default: every
+ * type with an engine on this deployment).
+ */
+export async function serve(config: Config, roles: Roles = { api: true, worker: true, scheduler: true }, options: { workerTypes?: ScanType[] } = {}): Promise<RunningServer> {
   const started = performance.now();
   const embedded = !config.databaseUrl;
   if (embedded && !roles.api) {
@@ -70,6 +75,9 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
     log,
     worker: roles.worker,
     scheduler: roles.scheduler,
+    // The API's registry when there is an API: what it accepts is what the worker serves.
+    ...(app ? { engines: app.ctx.engines } : {}),
+    ...(options.workerTypes ? { types: options.workerTypes } : {}),
     mailer: app?.ctx.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir }),
   });
 

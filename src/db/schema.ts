@@ -57,6 +57,8 @@ export type ScanType = 'Rampart' | 'OpenVas' | 'ZAP' | 'Nuclei';
 export type ScanFrequency = 'One-time' | 'Daily' | 'Weekly' | 'Monthly' | 'Quarterly' | 'Yearly' | 'Unmanaged';
 export type RunStatus = 'current' | 'completed';
 export type RunOutcome = 'succeeded' | 'failed' | 'cancelled';
+/** EngineErrorKind of src/engines/engine.ts, as the runs table stores it. */
+export type RunErrorKind = 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal';
 export type ThreatLevel = 'Critical' | 'High' | 'Medium' | 'Low' | 'Informational';
 
 export interface ScansTable {
@@ -69,6 +71,8 @@ export interface ScansTable {
   scan_target: string;
   /** The parsed targets (`ParsedTarget[]` of scans/targets.ts). */
   targets: ColumnType<unknown, string, string>;
+  /** The scan's options for the engine serving its type (validated against its schema at creation). */
+  engine_options: ColumnType<Record<string, unknown>, string | undefined, string>;
   zap_authenticated: Generated<boolean>;
   /** Storage path of the login script, relative to the data directory. */
   zap_login_script: string | null;
@@ -101,10 +105,14 @@ export interface RunsTable {
   scheduled_for: Date | null;
   engine: string | null;
   engine_version: string | null;
+  /** What the engine said of this run beyond name and version (`via daemon`, a template set). */
+  engine_detail: ColumnType<string | null, string | null | undefined, string | null>;
   attempts: Generated<number>;
   lease_owner: string | null;
   lease_expires_at: Date | null;
   error: string | null;
+  /** The EngineErrorKind of a failed run's error; null when it did not fail or the failure was not the engine's. */
+  error_kind: ColumnType<RunErrorKind | null, RunErrorKind | null | undefined, RunErrorKind | null>;
   hosts_up: Generated<number>;
   hosts_down: Generated<number>;
   findings_count: Generated<number>;

@@ -7,7 +7,24 @@
  * Glossary: a *job* is one run's work; a *host* is one address (or name) the engine probed; a
  * *finding* is one weakness on one host (and port), normalised to the fields of the Vulnerability
  * resource; the *rule id* names the check that found it (our check id, an NVT OID, a template id).
+ *
+ * The contract (v2), what an engine owes the orchestrator:
+ * - **Identity.** `name` and `version` say what the engine is; the first event of a run should be
+ *   `{ type: 'engine', ... }` saying what really ran this time (the tool's own version, how it was
+ *   reached, the template set). It is stored on the run and printed in every report, so a fallback
+ *   or a stale tool is never silent. Without it the run records `name` and `version`.
+ * - **Options.** `optionsSchema` is a TypeBox schema of the options a scan may set for this engine
+ *   (`engine_options` of the API). The API validates a scan's options against it at creation, so
+ *   the job's `options` already conform; an engine still clamps them to its deployment's caps (the
+ *   caps may have shrunk since the scan was created).
+ * - **Events.** `progress` (0-100), `host` states, `finding`s, and `log` lines (`warn` ones become
+ *   the run's notes). Stop promptly, without throwing, once `job.signal` aborts.
+ * - **Failure.** Throw an `EngineError` whose kind says whose fault it is (see `EngineErrorKind`);
+ *   anything else is read as `internal` (a bug).
+ * - **Boundaries.** An engine imports only this file, `src/shared/` and npm packages: no HTTP
+ *   framework, no SQL, no sibling engine. What it needs of the store comes in the job.
  */
+import type { TSchema } from 'typebox';
 import type { AddressGuard } from '../shared/address-guard.js';
 
 /** One target of a job, as the scan's `scan_target` named it (already validated and normalised). */
@@ -57,9 +74,12 @@ export interface EngineJob {
   targets: JobTarget[];
   /** Known-vulnerability matching; when absent the engine logs that no database is synced. */
   vulnerabilities?: VulnerabilityLookup;
-  /** Ports to probe: the engine's default set, every port, or an explicit list. */
+  /** Ports to probe: the engine's default set, every port, or an explicit list (the deployment's setting). */
   ports: 'default' | 'all' | number[];
+  /** The deployment's limits: the defaults of a job and the caps its options may not exceed. */
   limits: EngineLimits;
+  /** The scan's options, already valid against the engine's `optionsSchema` (absent or {} when none were set). */
+  options?: Record<string, unknown>;
   /**
    * Decides whether an address may be contacted (DESIGN.md "Safety of scanning"). Engines must
    * ask it for every address they connect to, after DNS resolution.
@@ -72,24 +92,54 @@ export type { Finding, Threat } from '../shared/finding.js';
 export { threatFromCvss, threatFromSeverity } from '../shared/finding.js';
 import type { Finding } from '../shared/finding.js';
 
+/**
+ * What really ran: `name` and `version` of the tool, and a free `detail` (how it was reached, the
+ * template set), e.g. `{ name: 'zap', version: '2.17.0', detail: 'via daemon' }`.
+ */
+export interface EngineIdentity {
+  name: string;
+  version: string;
+  detail?: string;
+}
+
+/** The identity as one line: `zap 2.17.0 via daemon`, `rampart 0.3.0`. */
+export function identityLine(identity: { name: string; version: string | null; detail?: string | null }): string {
+  return [identity.name, identity.version, identity.detail].filter((part) => part).join(' ');
+}
+
 export type EngineEvent =
+  | ({ type: 'engine' } & EngineIdentity)
   | { type: 'progress'; percent: number; detail?: string }
   | { type: 'host'; hostname: string; address: string; state: 'up' | 'down' }
   | { type: 'finding'; finding: Finding }
   | { type: 'log'; level: 'info' | 'warn'; message: string };
 
 export interface Engine {
-  /** Recorded on each run: which engine actually ran. */
+  /** Recorded on each run (unless an `engine` event says more): which engine ran. */
   readonly name: string;
   readonly version: string;
+  /**
+   * The options a scan may set for this engine, as a TypeBox object schema; bounds may come from
+   * the deployment's caps. Absent: the engine takes no options (any sent are refused).
+   */
+  readonly optionsSchema?: TSchema;
   run(job: EngineJob): AsyncIterable<EngineEvent>;
 }
 
+/** Every kind of engine failure, in the order of `EngineErrorKind`. */
+export const ENGINE_ERROR_KINDS = ['network-temporary', 'network-permanent', 'deadline', 'config', 'internal'] as const;
+
 /**
- * Kinds of failure (after nuclei's error kinds): only what the target caused counts against a
- * host; `config` and `internal` fail the run with a clear message.
+ * Kinds of failure (after nuclei's error kinds), read by the orchestrator to tell whose fault a
+ * failed run is:
+ * - `network-temporary`: the target did not answer (timeouts, resets); trying later may work;
+ * - `network-permanent`: the target cannot be reached at all (no route, refused by the guard);
+ * - `deadline`: the run ran out of its time;
+ * - `config`: the tool is missing or misconfigured on this deployment (or the job is invalid);
+ * - `internal`: a bug in the engine.
+ * Only what the target caused counts against a host; `config` and `internal` fail the run.
  */
-export type EngineErrorKind = 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal';
+export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
 
 export class EngineError extends Error {
   constructor(

@@ -10,6 +10,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { TokenService } from '../auth/tokens.service.js';
 import type { RunQueue } from '../runs/run-queue.js';
 import type { ScanDeps } from '../scans/scans.service.js';
+import type { EngineRegistry } from '../engines/registry.js';
 import type { Guard } from '../scans/scans.validation.js';
 import { authenticateBearer, type Principal } from '../auth/auth.service.js';
 import { AppError, unauthenticated } from '../shared/errors.js';
@@ -24,6 +25,8 @@ export interface AppContext {
   /** Wakes this process's workers when a run is queued; cancels runs of deleted scans. */
   queue: RunQueue;
   clock: () => Date;
+  /** Which engine serves each scan type on this deployment (shared with in-process workers). */
+  engines: EngineRegistry;
   /** What the scan service needs, assembled once. */
   scans: ScanDeps;
 }

@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportService, Threat } from './report.js';
-import { THREAT_ORDER } from './report.js';
+import { engineLine, THREAT_ORDER } from './report.js';
 import { escapeHtml as esc, safeHref } from './html-escape.js';
 import { HTML_STYLE, THREAT_COLORS } from './html-style.js';
 
@@ -60,7 +60,7 @@ function head(r: ReportRecord): string {
 function header(r: ReportRecord): string {
   const { scan, run } = r;
   const outcome = run.outcome ?? (run.status === 'current' ? 'in progress' : 'unknown');
-  const engine = run.engine ? `${run.engine}${run.engineVersion ? ` ${run.engineVersion}` : ''}` : '—';
+  const engine = engineLine(run) ?? '—';
   return `<header class="report-header"><p class="eyebrow">Rampart security report</p><h1>${esc(scan.name)}</h1><dl class="facts">
 ${fact('Scan type', esc(scan.type))}${fact('Run', `#${esc(run.index)} <span class="muted">(${esc(run.trigger)})</span>`)}
 ${fact('Outcome', `<span class="outcome outcome-${esc(outcome.replace(' ', '-'))}">${esc(outcome)}</span>`)}

@@ -11,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Lifecycle, Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportService, Threat } from './report.js';
-import { THREAT_ORDER } from './report.js';
+import { engineLine, THREAT_ORDER } from './report.js';
 
 /** The widest line the report writes, in code points. */
 const TXT_WIDTH = 100;
@@ -107,7 +107,7 @@ const BAR_WIDTH = 60;
 function headerLines(record: ReportRecord): string[] {
   const { scan, run } = record;
   const line = (label: string, value: string): string[] => field(0, 24, `${label}:`, value);
-  const engine = run.engine === null ? 'unknown' : [run.engine, run.engineVersion].filter((part) => part !== null).join(' ');
+  const engine = engineLine(run) ?? 'unknown';
   return [
     '='.repeat(TXT_WIDTH),
     'RAMPART SCAN REPORT',

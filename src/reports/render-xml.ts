@@ -10,7 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportService } from './report.js';
-import { THREAT_ORDER } from './report.js';
+import { engineLine, THREAT_ORDER } from './report.js';
 
 /** The namespace of the document's elements; its version changes only on a breaking change. */
 const XML_REPORT_NAMESPACE = 'urn:rampart:report:1.0';
@@ -94,7 +94,7 @@ function runXml(record: ReportRecord): string {
     'hosts-up': run.hostsUp, 'hosts-down': run.hostsDown,
   })}>\n`;
   return open
-    + `    <engine${attributes({ name: run.engine, version: run.engineVersion })}/>\n`
+    + `    <engine${attributes({ name: run.engine, version: run.engineVersion, detail: run.engineDetail, line: engineLine(run) })}/>\n`
     + `    <vulnerability-database${attributes({ 'synced-at': record.vulnDbSyncedAt })}/>\n`
     + textElement('    ', 'error', run.error)
     + listElement('    ', 'notes', 'note', run.notes)

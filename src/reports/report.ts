@@ -37,6 +37,15 @@ export function reportUrl(baseUrl: string, scanUuid: string, runIndex: number, f
 }
 
 /** The formats a run's report can be downloaded in: every one once the run has completed. */
+/**
+ * The engine that ran, as one line (`zap 2.17.0 via daemon`), or null when none was recorded: every
+ * report prints the whole line, so a fallback or an unexpected tool version is never silent.
+ */
+export function engineLine(run: { engine: string | null; engineVersion: string | null; engineDetail: string | null }): string | null {
+  if (!run.engine) return null;
+  return [run.engine, run.engineVersion, run.engineDetail].filter((part) => part).join(' ');
+}
+
 export function availableFormats(run: { status: 'current' | 'completed' }): ReportFormat[] {
   return run.status === 'completed' ? [...REPORT_FORMATS] : [];
 }
@@ -142,6 +151,8 @@ export interface ReportRecord {
     completedAt: Date | null;
     engine: string | null;
     engineVersion: string | null;
+    /** What the engine said of the run beyond name and version (`via daemon`, a template set). */
+    engineDetail: string | null;
     hostsUp: number;
     hostsDown: number;
   };

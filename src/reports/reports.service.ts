@@ -187,6 +187,7 @@ export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owne
       completedAt: run.completed_at,
       engine: run.engine,
       engineVersion: run.engine_version,
+      engineDetail: run.engine_detail,
       hostsUp: run.hosts_up,
       hostsDown: run.hosts_down,
     },

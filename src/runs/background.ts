@@ -9,7 +9,8 @@ import type { Logger } from '../shared/logger.js';
 import type { Mailer } from '../mail/mailer.js';
 import { ReportMailWorker } from '../reports/report-mail.worker.js';
 import { WebhookWorker } from '../webhooks/webhook.worker.js';
-import { createEngineRegistry, type EngineRegistry } from './engines.js';
+import { createEngineRegistry, type EngineRegistry } from '../engines/registry.js';
+import type { ScanType } from '../db/schema.js';
 import type { RunQueue } from './run-queue.js';
 import { createLeaseReaper } from './lease-reaper.js';
 import { Scheduler } from './scheduler.js';
@@ -24,6 +25,8 @@ export interface BackgroundOptions {
   worker: boolean;
   scheduler: boolean;
   engines?: EngineRegistry;
+  /** The scan types the worker claims (default: every type with an engine on this deployment). */
+  types?: readonly ScanType[];
   /** Sends report emails beside the run worker; without it none are sent by this process. */
   mailer?: Mailer;
   clock?: () => Date;
@@ -39,10 +42,12 @@ export interface Background {
 
 export function startBackground(options: BackgroundOptions): Background {
   const { db, config, queue, log } = options;
+  const engines = options.engines ?? createEngineRegistry(config);
+  const types = options.types ?? engines.availableTypes();
   const worker = options.worker
     ? new RunWorker(
-        { db, config, guard: options.guard, engines: options.engines ?? createEngineRegistry(), log },
-        { concurrency: config.worker.concurrency, leaseSeconds: config.worker.leaseSeconds, pollMs: config.worker.pollMs, queue },
+        { db, config, guard: options.guard, engines, log },
+        { types, concurrency: config.worker.concurrency, leaseSeconds: config.worker.leaseSeconds, pollMs: config.worker.pollMs, queue },
       )
     : undefined;
   const mail =
@@ -59,7 +64,14 @@ export function startBackground(options: BackgroundOptions): Background {
   mail?.start();
   webhooks?.start();
   scheduler?.start();
-  if (worker) log.info({ worker: worker.id, concurrency: config.worker.concurrency }, 'run worker started');
+  if (worker) {
+    log.info({ worker: worker.id, concurrency: config.worker.concurrency, scan_types: types }, `run worker started, serving ${types.join(', ') || 'no scan type'}`);
+    // Said at start, not per run: such runs are claimed only to fail with the registry's reason.
+    for (const type of types) {
+      const choice = engines.forScanType(type);
+      if (!choice.available) log.warn({ scan_type: type }, `this worker claims ${type} runs but has no engine for them: they will fail. ${choice.reason}`);
+    }
+  }
   if (scheduler) log.info({ interval_ms: config.schedulerIntervalMs }, 'scheduler started');
   return {
     worker,

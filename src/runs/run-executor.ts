@@ -6,12 +6,13 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run } from '../db/schema.js';
-import { EngineError, type Engine, type EngineEvent, type JobTarget } from '../engines/engine.js';
+import type { Engine, EngineEvent, JobTarget } from '../engines/engine.js';
+import type { EngineRegistry } from '../engines/registry.js';
 import type { AddressGuard } from '../shared/address-guard.js';
 import type { Logger } from '../shared/logger.js';
 import { findScanById } from '../scans/scans.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
-import type { EngineRegistry } from './engines.js';
+import { failureOf, unavailableFailure } from './run-errors.js';
 import { startRunRecorder } from './run-recorder.js';
 
 export interface ExecutorDeps {
@@ -27,18 +28,24 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
   const { db, log } = deps;
   const scan = await findScanById(db, run.scan_id);
   if (!scan) return false;
-  const engine = deps.engines.forScanType(scan.scan_type);
-  if (typeof engine === 'string') {
+  const choice = deps.engines.forScanType(scan.scan_type);
+  if (!choice.available) {
+    // A worker told to serve a type this deployment has no engine for (e.g. an old scan's run).
+    const failure = unavailableFailure(choice.reason);
     const recorder = await startRunRecorder(deps, run, scan, { owner: workerId, engine: null });
-    await recorder.finish({ outcome: 'failed', error: engine, complete: false });
+    recorder.note(failure.note);
+    await recorder.finish({ outcome: 'failed', error: failure.error, errorKind: failure.kind, complete: false });
     return true;
   }
+  const engine = choice.engine;
   const vulnerabilities = (await createVulnerabilityLookup(db)) ?? undefined;
   const recorder = await startRunRecorder(deps, run, scan, {
     owner: workerId,
     engine: { name: engine.name, version: engine.version },
     vulnDbSyncedAt: vulnerabilities?.syncedAt ?? null,
   });
+  // A fallback says so first (e.g. OpenVas scans run by Rampart's scanner).
+  if (choice.note) recorder.note(choice.note);
   const job = {
     targets: scan.targets as JobTarget[],
     ports: deps.config.scan.ports,
@@ -49,6 +56,7 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
       ratePerSecond: deps.config.scan.ratePerSecond,
     },
     guard: deps.guard,
+    options: scan.engine_options,
     signal,
     ...(vulnerabilities ? { vulnerabilities } : {}),
   };
@@ -62,9 +70,10 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     return true;
   } catch (error) {
     if (signal.aborted) return false;
-    const message = error instanceof EngineError ? error.message : 'The scan engine failed unexpectedly; the worker log has the details.';
-    log.error({ err: error, run_id: run.id }, 'run failed');
-    await recorder.finish({ outcome: 'failed', error: message, complete: false });
+    const failure = failureOf(error);
+    log.error({ err: error, run_id: run.id, error_kind: failure.kind }, 'run failed');
+    recorder.note(failure.note);
+    await recorder.finish({ outcome: 'failed', error: failure.error, errorKind: failure.kind, complete: false });
     return true;
   }
 }

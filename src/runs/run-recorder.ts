@@ -10,7 +10,7 @@
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import type { Run, Scan } from '../db/schema.js';
+import type { Run, RunErrorKind, Scan } from '../db/schema.js';
 import type { EngineEvent, Finding, JobTarget } from '../engines/engine.js';
 import type { Logger } from '../shared/logger.js';
 import { FINDINGS_BATCH, judgeRunFindings, recordFindings, type FindingContext } from '../findings/findings.service.js';
@@ -31,8 +31,17 @@ export interface RunRecorder {
   /** A sentence for the run's notes (deduplicated, at most MAX_NOTES). */
   note(message: string): void;
   /** Flushes, labels, ends the run and queues its notices; false when the lease was lost. */
-  finish(end: { outcome: 'succeeded' | 'failed'; error: string | null; complete: boolean }): Promise<boolean>;
+  finish(end: RunEnd): Promise<boolean>;
   readonly counts: { hostsUp: number; hostsDown: number; findings: number };
+}
+
+/** How a run ends: its outcome, the error sentence and its kind for a failure, and whether it saw everything. */
+export interface RunEnd {
+  outcome: 'succeeded' | 'failed';
+  error: string | null;
+  /** Whose fault a failure was (run-errors.ts); null for a success. */
+  errorKind?: RunErrorKind | null;
+  complete: boolean;
 }
 
 export interface RecorderDeps {
@@ -45,7 +54,7 @@ export interface RecorderOptions {
   /** The worker holding the run's lease; null when none does (imports). */
   owner: string | null;
   /** What produced the events; null when no engine could run (the run's engine stays unset). */
-  engine: { name: string; version: string } | null;
+  engine: { name: string; version: string; detail?: string | null } | null;
   /**
    * Whether the scan's named targets that no host event reported count as down (a scan probed
    * them; default). An import reports only the hosts its file holds.
@@ -66,7 +75,8 @@ function namedHosts(scan: Scan): string[] {
 /** Starts recording `run` of `scan`: makes sure its named targets exist, then takes events. */
 export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan, options: RecorderOptions): Promise<RunRecorder> {
   const { db, log } = deps;
-  const engineName = options.engine?.name ?? 'none';
+  // What really ran: an engine's `engine` event refines its name, version and detail line.
+  const identity = options.engine ? { name: options.engine.name, version: options.engine.version, detail: options.engine.detail ?? null } : null;
   const named = new Set(namedHosts(scan));
   const ctx: FindingContext = {
     userId: scan.user_id,
@@ -74,7 +84,7 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
     runId: run.id,
     runIndex: run.run_index,
     scanType: scan.scan_type,
-    engine: engineName,
+    engine: identity?.name ?? 'none',
     targetIds: await ensureTargets(db, scan.user_id, [...named]),
   };
   const counts = { hostsUp: 0, hostsDown: 0, findings: 0 };
@@ -117,12 +127,12 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
   };
 
   /** The run's end, its labels, its hosts' states and its notices, committed together. */
-  const end = async (trx: Db, result: { outcome: 'succeeded' | 'failed'; error: string | null }, judge: { complete: boolean } | undefined) => {
+  const end = async (trx: Db, result: Pick<RunEnd, 'outcome' | 'error' | 'errorKind'>, judge: { complete: boolean } | undefined) => {
     const lifecycle = judge ? await judgeRunFindings(trx, { id: run.id, scanId: scan.id, runIndex: run.run_index, complete: judge.complete }) : undefined;
     const finished = await finishRun(trx, run.id, options.owner, {
       ...result,
       ...counts,
-      ...(options.engine ? { engine: options.engine } : {}),
+      ...(identity ? { engine: identity } : {}),
       notes,
       ...(options.vulnDbSyncedAt !== undefined ? { vulnDbSyncedAt: options.vulnDbSyncedAt } : {}),
       ...(lifecycle ? { lifecycle } : {}),
@@ -136,7 +146,7 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
     await queueRunEndNotices(trx, deps.config, scan, finished);
   };
   const inTransaction = (work: (trx: Db) => Promise<void>) => (db.isTransaction ? work(db) : db.transaction().execute(work));
-  const commitEnd = (result: { outcome: 'succeeded' | 'failed'; error: string | null }, judge?: { complete: boolean }) =>
+  const commitEnd = (result: Pick<RunEnd, 'outcome' | 'error' | 'errorKind'>, judge?: { complete: boolean }) =>
     inTransaction((trx) => end(trx, result, judge)).then(
       () => true,
       (error: unknown) => {
@@ -150,6 +160,12 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
     note,
     async record(event) {
       switch (event.type) {
+        case 'engine':
+          if (identity) {
+            Object.assign(identity, { name: event.name, version: event.version, detail: event.detail ?? null });
+            ctx.engine = event.name;
+          }
+          break;
         case 'progress':
           // Throttled; 100% is recorded by the end itself.
           if (event.percent > progressPercent && event.percent < 100 && Date.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
@@ -157,7 +173,7 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
             lastProgress = Date.now();
             await recordProgress(db, run.id, options.owner, {
               percent: event.percent,
-              ...(options.engine ? { engine: options.engine.name, engineVersion: options.engine.version } : {}),
+              ...(identity ? { engine: identity.name, engineVersion: identity.version, engineDetail: identity.detail } : {}),
               ...counts,
             });
           }
@@ -170,29 +186,29 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
           if (pending.length >= FLUSH_AT || Date.now() - lastFlush >= FINDINGS_FLUSH_MS) await flush();
           break;
         case 'log':
-          log[event.level]({ run_id: run.id, engine: engineName }, event.message);
+          log[event.level]({ run_id: run.id, engine: ctx.engine }, event.message);
           // Engine warnings become the run's notes (e.g. "no vulnerability database").
           if (event.level === 'warn') note(event.message);
           break;
       }
     },
-    async finish({ outcome, error, complete }) {
+    async finish({ outcome, error, errorKind = null, complete }) {
       if (outcome === 'succeeded') {
         await flush();
         // Named hosts never reported (unresolvable, or refused by the guard) did not answer.
         if (options.unreportedTargetsDown ?? true) for (const name of named) setHost(name, false);
-        return commitEnd({ outcome, error }, { complete });
+        return commitEnd({ outcome, error, errorKind }, { complete });
       }
       // A failed run keeps what it stored; its labels are a bonus: if they cannot be settled, the
       // run still ends as failed (outside a transaction: inside one, the failure is the caller's).
       if (db.isTransaction) {
         await flush();
-        return commitEnd({ outcome, error }, { complete });
+        return commitEnd({ outcome, error, errorKind }, { complete });
       }
       await flush().catch((flushing: unknown) => log.error({ err: flushing, run_id: run.id }, "storing the failed run's last findings failed"));
-      return commitEnd({ outcome, error }, { complete }).catch((judging: unknown) => {
+      return commitEnd({ outcome, error, errorKind }, { complete }).catch((judging: unknown) => {
         log.error({ err: judging, run_id: run.id }, "labelling the failed run's findings failed");
-        return commitEnd({ outcome, error });
+        return commitEnd({ outcome, error, errorKind });
       });
     },
   };

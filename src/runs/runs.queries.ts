@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { Run, RunOutcome } from '../db/schema.js';
+import type { Run, RunErrorKind, RunOutcome, ScanType } from '../db/schema.js';
 
 export const AWAITING_AGENT = 'Awaiting agent';
 
@@ -36,10 +36,12 @@ export async function insertRun(
 }
 
 /**
- * Claims the oldest queued run (no lease owner): new, released by a worker that shut down, or
- * put back by the lease reaper. The claim sets the lease and counts the attempt.
+ * Claims the oldest queued run (no lease owner) of a scan of one of `scanTypes` (the types the
+ * worker serves): new, released by a worker that shut down, or put back by the lease reaper. The
+ * claim sets the lease and counts the attempt. Runs of other types stay queued for their workers.
  */
-export async function claimRun(db: Db, workerId: string, leaseSeconds: number): Promise<Run | undefined> {
+export async function claimRun(db: Db, workerId: string, leaseSeconds: number, scanTypes: readonly ScanType[]): Promise<Run | undefined> {
+  if (scanTypes.length === 0) return undefined;
   const result = await sql<Run>`
     update runs set
       lease_owner = ${workerId},
@@ -48,11 +50,12 @@ export async function claimRun(db: Db, workerId: string, leaseSeconds: number): 
       started_at = coalesce(started_at, now()),
       progress = 'Running ' || progress_percent || '%'
     where id = (
-      select id from runs
-      where status = 'current' and progress <> ${AWAITING_AGENT} and lease_owner is null
-      order by queued_at, id
+      select runs.id from runs join scans on scans.id = runs.scan_id
+      where runs.status = 'current' and runs.progress <> ${AWAITING_AGENT} and runs.lease_owner is null
+        and scans.scan_type in (${sql.join([...scanTypes])})
+      order by runs.queued_at, runs.id
       limit 1
-      for update skip locked
+      for update of runs skip locked
     )
     returning *`.execute(db);
   return result.rows[0];
@@ -109,13 +112,13 @@ export async function recordProgress(
   db: Db,
   runId: number,
   workerId: string | null,
-  fields: { percent: number; engine?: string; engineVersion?: string; hostsUp?: number; hostsDown?: number; findings?: number },
+  fields: { percent: number; engine?: string; engineVersion?: string; engineDetail?: string | null; hostsUp?: number; hostsDown?: number; findings?: number },
 ): Promise<boolean> {
   const row = await updateOwnedRun(db, runId, workerId)
     .set({
       progress_percent: fields.percent,
       progress: `Running ${fields.percent}%`,
-      ...(fields.engine ? { engine: fields.engine, engine_version: fields.engineVersion ?? null } : {}),
+      ...(fields.engine ? { engine: fields.engine, engine_version: fields.engineVersion ?? null, engine_detail: fields.engineDetail ?? null } : {}),
       ...(fields.hostsUp !== undefined ? { hosts_up: fields.hostsUp } : {}),
       ...(fields.hostsDown !== undefined ? { hosts_down: fields.hostsDown } : {}),
       ...(fields.findings !== undefined ? { findings_count: fields.findings } : {}),
@@ -133,10 +136,12 @@ export async function finishRun(
   result: {
     outcome: RunOutcome;
     error: string | null;
+    /** Whose fault a failure was; null (or absent) when the run succeeded. */
+    errorKind?: RunErrorKind | null;
     hostsUp: number;
     hostsDown: number;
     findings: number;
-    engine?: { name: string; version: string };
+    engine?: { name: string; version: string; detail?: string | null };
     notes?: string[];
     lifecycle?: { new: number; still_open: number; fixed: number; regressed: number };
     vulnDbSyncedAt?: Date | null;
@@ -145,7 +150,7 @@ export async function finishRun(
   const lifecycle = result.lifecycle;
   return updateOwnedRun(db, runId, workerId)
     .set({
-      ...(result.engine ? { engine: result.engine.name, engine_version: result.engine.version } : {}),
+      ...(result.engine ? { engine: result.engine.name, engine_version: result.engine.version, engine_detail: result.engine.detail ?? null } : {}),
       ...(result.notes ? { notes: result.notes } : {}),
       ...(result.vulnDbSyncedAt !== undefined ? { vulndb_synced_at: result.vulnDbSyncedAt } : {}),
       ...(lifecycle
@@ -156,6 +161,7 @@ export async function finishRun(
       progress: result.outcome === 'succeeded' ? 'Completed' : 'Failed',
       progress_percent: result.outcome === 'succeeded' ? 100 : sql`progress_percent`,
       error: result.error,
+      error_kind: result.errorKind ?? null,
       hosts_up: result.hostsUp,
       hosts_down: result.hostsDown,
       findings_count: result.findings,

@@ -3,15 +3,19 @@
  * alive with heartbeats, and executes them. Runs whose worker died are put back in the queue or
  * failed by the lease reaper (lease-reaper.ts), a loop of its own. `rampart serve` runs one
  * worker in process; `rampart worker` runs one alone; any number share a PostgreSQL store.
+ * A worker claims only runs of the scan types it serves (`types`), so a worker without a ZAP
+ * daemon never takes a ZAP run from one that has it.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { Run } from '../db/schema.js';
+import type { Run, ScanType } from '../db/schema.js';
 import { executeRun, type ExecutorDeps } from './run-executor.js';
 import type { RunQueue } from './run-queue.js';
 import { claimRun, releaseLease, renewLease } from './runs.queries.js';
 
 export interface WorkerOptions {
+  /** The scan types whose runs this worker claims. */
+  types: readonly ScanType[];
   concurrency: number;
   leaseSeconds: number;
   pollMs: number;
@@ -59,7 +63,7 @@ export class RunWorker {
     while (!this.#stopped) {
       try {
         while (!this.#stopped && this.#active.size < this.#options.concurrency) {
-          const run = await claimRun(db, this.id, this.#options.leaseSeconds);
+          const run = await claimRun(db, this.id, this.#options.leaseSeconds, this.#options.types);
           if (!run) break;
           this.#execute(run);
         }

@@ -1,8 +1,9 @@
 /** Request and response schemas of the scan endpoints (spec "Scans", "Scan run summary"). */
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
+import { SCAN_TYPES } from '../shared/scan-types.js';
 
-export const SCAN_TYPES = ['Rampart', 'OpenVas', 'ZAP', 'Nuclei'] as const;
+export { SCAN_TYPES };
 export const SCAN_FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quarterly', 'Yearly', 'Unmanaged'] as const;
 
 /** The fields a scan is created with and that an update may change, with one set of rules. */
@@ -14,6 +15,14 @@ const ScanFields = {
   scan_time_zone: Type.String({ minLength: 1, maxLength: 35, description: 'IANA time zone, e.g. Europe/Berlin' }),
   scan_email: Type.String({ format: 'email', maxLength: 100 }),
   scan_target: Type.String({ minLength: 1, description: 'Hosts, IPs or CIDR ranges (URLs for ZAP), separated by commas, spaces or newlines' }),
+  engine_options: Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: true,
+      description:
+        'Rampart extension: options of the engine serving the scan type, checked against its own schema (a bad one is a 422 naming engine_options.<option>). ' +
+        'Rampart and OpenVas scans (Rampart network scanner): ports ("default", "all" or a list of ports), rate_per_second, max_concurrency and connect_timeout_ms, ' +
+        "each at most the deployment's setting. An update replaces the options whole.",
+  }),
 };
 
 export const CreateScanBodySchema = Type.Object({
@@ -28,6 +37,7 @@ export const CreateScanBodySchema = Type.Object({
   zap_authenticated: Type.Optional(Type.Boolean({ default: false })),
   zap_login_script: Type.Optional(Nullable(Type.String({ contentEncoding: 'base64', description: 'Base64 of a Python login script' }))),
   include_attack_narrative: Type.Optional(Type.Boolean({ default: false })),
+  engine_options: Type.Optional(ScanFields.engine_options),
 });
 export type CreateScanBody = Static<typeof CreateScanBodySchema>;
 
@@ -44,6 +54,7 @@ export const UpdateScanBodySchema = Type.Object(
     zap_login_script: Type.Optional(Type.String({ contentEncoding: 'base64' })),
     remove_login_script: Type.Optional(Type.Boolean()),
     include_attack_narrative: Type.Optional(Type.Boolean()),
+    engine_options: Type.Optional(ScanFields.engine_options),
   },
   { description: 'Only the fields sent change. Any other field, scan_type included, is a 422 naming it.' },
 );
@@ -62,6 +73,7 @@ export const ScanSchema = Type.Object(
     zap_authenticated: Type.Boolean(),
     zap_login_script: Nullable(Type.String({ description: 'Storage path of the login script, relative to the data directory' })),
     include_attack_narrative: Type.Boolean(),
+    engine_options: { ...ScanFields.engine_options, description: 'Rampart extension: the options set for the engine ({} when none)' },
     scan_frequency: StringEnum(SCAN_FREQUENCIES),
     scan_start_date: Nullable(Type.String()),
     scan_start_time: Nullable(Type.String()),
@@ -87,9 +99,15 @@ export const RunSchema = Type.Object({
   trigger: StringEnum(['create', 'schedule', 'rerun', 'import'] as const),
   engine: Nullable(Type.String()),
   engine_version: Nullable(Type.String()),
+  engine_detail: Nullable(Type.String({ description: 'What the engine said of this run beyond its name and version, e.g. "via daemon"' })),
   queued_at: Type.String({ format: 'date-time' }),
   started_at: Nullable(Type.String({ format: 'date-time' })),
   error: Nullable(Type.String()),
+  error_kind: Nullable(
+    StringEnum(['network-temporary', 'network-permanent', 'deadline', 'config', 'internal'] as const, {
+      description: 'Whose fault a failure was: the target or network (network-*), time (deadline), the deployment (config: a tool missing or misconfigured) or a bug (internal)',
+    }),
+  ),
   hosts_up: Type.Integer(),
   hosts_down: Type.Integer(),
   findings_count: Type.Integer(),

@@ -20,6 +20,8 @@ import { validateNewScan, validateScanUpdate, type Guard } from './scans.validat
 import { scheduleOf, firstRun, formatAnchor, reschedule } from './scan-schedule.js';
 import { buildSchedule, previewOccurrences } from './schedule.js';
 import { hostOf, type ParsedTarget } from './targets.js';
+import type { EngineRegistry } from '../engines/registry.js';
+import { unavailableReason } from './engine-choice.js';
 
 /** What the run worker and the scheduler need of scans (they use scans through this service). */
 export { findScanById, lockDueScans, setNextRunAt } from './scans.queries.js';
@@ -34,6 +36,8 @@ export interface ScanDeps {
   guard: Guard;
   queue: RunQueue;
   clock: () => Date;
+  /** Which engine serves each scan type here: a type with none is refused. */
+  engines: EngineRegistry;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,6 +60,7 @@ export function toScanResource(scan: Scan, currentProgress: string | null): Scan
     zap_authenticated: scan.zap_authenticated,
     zap_login_script: scan.zap_login_script,
     include_attack_narrative: scan.include_attack_narrative,
+    engine_options: scan.engine_options,
     scan_frequency: scan.scan_frequency,
     scan_start_date: scan.scan_start_date,
     scan_start_time: scan.scan_start_time,
@@ -80,6 +85,7 @@ export async function createScan(deps: ScanDeps, user: User, body: CreateScanBod
     guard: deps.guard,
     maxAddresses: config.maxTargetAddresses,
     loginScriptMaxBytes: config.loginScriptMaxBytes,
+    engines: deps.engines,
   });
   const now = deps.clock();
   const uuid = randomUUID();
@@ -102,6 +108,7 @@ export async function createScan(deps: ScanDeps, user: User, body: CreateScanBod
         zap_authenticated: Boolean(body.zap_authenticated),
         zap_login_script: scriptPath,
         include_attack_narrative: Boolean(body.include_attack_narrative),
+        engine_options: JSON.stringify(body.engine_options ?? {}),
         scan_frequency: body.scan_frequency,
         scan_start_date: body.scan_start_date?.trim() || null,
         scan_start_time: body.scan_start_time?.trim() || null,
@@ -149,11 +156,13 @@ export async function updateScan(deps: ScanDeps, user: User, uuid: string, body:
     guard: deps.guard,
     maxAddresses: config.maxTargetAddresses,
     loginScriptMaxBytes: config.loginScriptMaxBytes,
+    engines: deps.engines,
   });
   const changes: Updateable<ScansTable> = {};
   if (body.scan_name !== undefined) changes.scan_name = body.scan_name.trim();
   if (body.include_attack_narrative !== undefined) changes.include_attack_narrative = body.include_attack_narrative;
   if (body.scan_email !== undefined) changes.scan_email = body.scan_email.trim();
+  if (body.engine_options !== undefined) changes.engine_options = JSON.stringify(body.engine_options);
   if (valid.targets) {
     changes.scan_target = valid.targets.map((t) => t.value).join(', ');
     changes.targets = JSON.stringify(valid.targets);
@@ -205,6 +214,9 @@ export async function rerunScan(deps: ScanDeps, userId: number, uuid: string): P
   if (scan.scan_frequency === 'Unmanaged') {
     throw validationError({ scan_frequency: ['Unmanaged scans are run by your local agent, not by the service.'] });
   }
+  // A scan created before its type lost its engine here (or on another deployment) is not re-run into a failure.
+  const unavailable = unavailableReason(deps.engines, scan.scan_type);
+  if (unavailable) throw validationError({ scan_type: [unavailable] });
   const run = await enqueueRun(deps.db, deps.queue, { scanId: scan.id, trigger: 'rerun' });
   if (!run) {
     const current = await findCurrentRun(deps.db, scan.id);

@@ -12,6 +12,8 @@ import { isTimeZone, parseStartDate, parseStartTime, type LocalDate, type LocalT
 import { hostOf, parseScanTargets, type ParsedTarget, type ScanType } from './targets.js';
 import type { Scan } from '../db/schema.js';
 import { UPDATABLE_SCAN_FIELDS, type CreateScanBody, type UpdateScanBody } from './scans.schema.js';
+import type { EngineRegistry } from '../engines/registry.js';
+import { checkEngineChoice } from './engine-choice.js';
 
 export type Guard = ReturnType<typeof createAddressGuard>;
 
@@ -122,10 +124,12 @@ function checkStart(date: string | null | undefined, time: string | null | undef
 
 export async function validateNewScan(
   body: CreateScanBody,
-  options: { role: Role; guard: Guard; maxAddresses: number; loginScriptMaxBytes: number },
+  options: { role: Role; guard: Guard; maxAddresses: number; loginScriptMaxBytes: number; engines: EngineRegistry },
 ): Promise<ValidatedScan> {
   const errors: FieldErrors = {};
   const unmanaged = body.scan_frequency === 'Unmanaged';
+  // A type this deployment cannot run is refused now, never accepted and failed on every run.
+  checkEngineChoice(options.engines, body.scan_type, body.engine_options, !unmanaged, errors);
 
   if (unmanaged && body.scan_type !== 'OpenVas') {
     add(errors, 'scan_frequency', 'Unmanaged (internal network) scans must be OpenVas scans.');
@@ -150,7 +154,7 @@ export async function validateNewScan(
   return { targets, startDate, startTime, loginScript };
 }
 
-const FIELD_ORDER = ['scan_name', 'scan_type', 'scan_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'scan_target', 'zap_authenticated', 'zap_login_script', 'remove_login_script', 'include_attack_narrative'];
+const FIELD_ORDER = ['scan_name', 'scan_type', 'scan_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'scan_target', 'zap_authenticated', 'zap_login_script', 'remove_login_script', 'include_attack_narrative', 'engine_options'];
 
 /** Fields in the order of the request table, as Laravel reports them. */
 function orderErrors(errors: FieldErrors): FieldErrors {
@@ -213,11 +217,19 @@ function checkLoginScript(body: UpdateScanBody, scan: StoredScan, options: { log
 export async function validateScanUpdate(
   body: UpdateScanBody,
   scan: StoredScan,
-  options: { role: Role; guard: Guard; maxAddresses: number; loginScriptMaxBytes: number },
+  options: { role: Role; guard: Guard; maxAddresses: number; loginScriptMaxBytes: number; engines: EngineRegistry },
 ): Promise<ValidatedUpdate> {
   const errors: FieldErrors = {};
   checkUnknownFields(body as Record<string, unknown>, scan, errors);
   const unmanaged = scan.scan_frequency === 'Unmanaged';
+  // New options are checked against the engine serving the type now; the type itself is not re-judged.
+  if (body.engine_options !== undefined) {
+    const optionErrors: FieldErrors = {};
+    checkEngineChoice(options.engines, scan.scan_type, body.engine_options, !unmanaged, optionErrors);
+    if (optionErrors.scan_type) optionErrors.engine_options = [...(optionErrors.engine_options ?? []), ...optionErrors.scan_type];
+    delete optionErrors.scan_type;
+    Object.assign(errors, optionErrors);
+  }
   if (body.scan_frequency !== undefined && (body.scan_frequency === 'Unmanaged') !== unmanaged) {
     add(errors, 'scan_frequency', unmanaged
       ? 'An Unmanaged scan cannot be given a schedule: it is run by your local agent. Create a new scan instead.'

@@ -22,6 +22,12 @@ export type WebhookEvent = {
       completed_at: string | null;
       /** Why the run failed; null when it succeeded. */
       error: string | null;
+      /**
+       * Whose fault a failure was (the engine's EngineErrorKind): `network-temporary`,
+       * `network-permanent`, `deadline`, `config` (tool missing or misconfigured), `internal` (a
+       * bug); null when the run succeeded or its worker stopped responding.
+       */
+      error_kind: 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal' | null;
       counts: ThreatCounts;
       /** Signed download links (no bearer needed) that expire after RAMPART_REPORT_LINK_TTL. */
       report_urls: { pdf: string; html: string; csv: string; txt: string; xml: string };
@@ -52,6 +58,7 @@ export function samplePingEvent(reportUrls: Record<ReportFormat, string>, now: D
         outcome: 'succeeded',
         completed_at: at,
         error: null,
+        error_kind: null,
         counts: { critical: 1, high: 2, medium: 3, low: 4, informational: 5 },
         report_urls: reportUrls,
       },

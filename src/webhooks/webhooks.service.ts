@@ -166,6 +166,7 @@ export async function enqueueRunEvent(
         outcome: run.outcome,
         completed_at: run.completed_at?.toISOString() ?? null,
         error: run.error,
+        error_kind: run.error_kind,
         counts: await counts(),
         // Signed: chat services show these links to people, whose browsers send no bearer token.
         report_urls: (await signedReportUrls({ db, config }, scan.uuid, run.run_index, new Date())).urls,

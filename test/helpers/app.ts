@@ -16,6 +16,9 @@ import { migrateToLatest, openStore, type Store } from '../../src/db/database.js
 import type { Mailer } from '../../src/mail/mailer.js';
 import { createUser } from '../../src/accounts/users.service.js';
 import { createApiKey } from '../../src/accounts/api-keys.service.js';
+import type { Engine } from '../../src/engines/engine.js';
+import { createEngineRegistry } from '../../src/engines/registry.js';
+import type { ScanType } from '../../src/shared/scan-types.js';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 export const STORE_KIND = process.env.DATABASE_URL ? 'postgres' : 'pglite';
@@ -68,7 +71,16 @@ export interface TestApp {
 
 export async function buildTestApp(
   t: TestContext,
-  options: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer; store?: Store; clock?: () => Date; logStream?: DestinationStream } = {},
+  options: {
+    env?: Record<string, string>;
+    config?: Partial<Config>;
+    mailer?: Mailer;
+    store?: Store;
+    clock?: () => Date;
+    logStream?: DestinationStream;
+    /** Engines serving these scan types instead of the deployment's (ZAP and Nuclei have none): see scripted-engines.ts. */
+    engines?: Partial<Record<ScanType, Engine>>;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = await tempDir(t);
   const config = loadConfig(
@@ -84,6 +96,7 @@ export async function buildTestApp(
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.engines ? { engines: createEngineRegistry(config, options.engines) } : {}),
   });
   t.after(() => app.close());
   return { app, store, config, dataDir };

@@ -101,6 +101,7 @@ export function sampleReport(overrides: Partial<ReportRecord> = {}): ReportRecor
       completedAt: new Date('2026-11-21T11:12:40Z'),
       engine: 'rampart',
       engineVersion: '1.0.0',
+      engineDetail: null,
       hostsUp: 3,
       hostsDown: 5,
     },

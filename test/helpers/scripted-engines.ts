@@ -6,20 +6,26 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import pino from 'pino';
-import type { Engine, EngineEvent, Finding } from '../../src/engines/engine.js';
+import type { Engine, EngineErrorKind, EngineEvent, EngineIdentity, EngineJob, Finding } from '../../src/engines/engine.js';
 import { EngineError } from '../../src/engines/engine.js';
 import type { Mailer } from '../../src/mail/mailer.js';
-import type { EngineRegistry } from '../../src/runs/engines.js';
+import type { ScanType } from '../../src/shared/scan-types.js';
+import { rampartOptionsSchema, UNCAPPED } from '../../src/engines/rampart/options.js';
 import { startBackground } from '../../src/runs/background.js';
 import { buildTestApp, signUp, type TestApp } from './app.js';
 import { waitFor } from './servers.js';
 
 export const HOST = '127.0.0.1';
 
-/** What the next run of each engine yields; `fail` makes it fail after yielding its findings. */
+/**
+ * What the next run of each engine yields; `fail` makes it fail after yielding its findings (true:
+ * a temporary network failure; a kind: an EngineError of that kind; 'bug': a plain Error).
+ * `identity` is yielded first as the `engine` event.
+ */
 export interface Script {
   findings: Finding[];
-  fail?: boolean;
+  fail?: boolean | EngineErrorKind | 'bug';
+  identity?: EngineIdentity;
 }
 
 export function finding(ruleId: string, overrides: Partial<Finding> = {}): Finding {
@@ -44,23 +50,36 @@ export function finding(ruleId: string, overrides: Partial<Finding> = {}): Findi
   };
 }
 
-function scriptedEngine(name: string, script: { next: Script }): Engine {
+/** An engine that yields what `script.next` says and remembers the jobs it was given. */
+export function scriptedEngine(name: string, script: { next: Script; jobs?: EngineJob[] }, optionsSchema?: Engine['optionsSchema']): Engine {
   return {
     name,
     version: '1.0.0-test',
-    async *run(): AsyncIterable<EngineEvent> {
-      const { findings, fail } = script.next;
+    ...(optionsSchema ? { optionsSchema } : {}),
+    async *run(job): AsyncIterable<EngineEvent> {
+      script.jobs?.push(job);
+      const { findings, fail, identity } = script.next;
+      if (identity) yield { type: 'engine', ...identity };
       yield { type: 'host', hostname: HOST, address: HOST, state: 'up' };
       for (const f of findings) yield { type: 'finding', finding: f };
-      if (fail) throw new EngineError('network-temporary', 'The scripted engine was told to fail.');
+      if (fail === 'bug') throw new TypeError('scripted bug: cannot read properties of undefined');
+      if (fail) throw new EngineError(fail === true ? 'network-temporary' : fail, 'The scripted engine was told to fail.');
     },
   };
+}
+
+/**
+ * Stand-ins for the scan types this deployment has no engine for (ZAP, Nuclei), for tests that
+ * create such scans as data: they yield one host and nothing else.
+ */
+export function standInEngines(): Partial<Record<ScanType, Engine>> {
+  return { ZAP: scriptedEngine('zap', { next: { findings: [] } }), Nuclei: scriptedEngine('nuclei', { next: { findings: [] } }) };
 }
 
 export interface Harness {
   ctx: TestApp;
   auth: { authorization: string };
-  scripts: { rampart: { next: Script }; nuclei: { next: Script } };
+  scripts: { rampart: { next: Script; jobs: EngineJob[] }; nuclei: { next: Script; jobs: EngineJob[] } };
 }
 
 /** An app with a run worker whose engines are scripted; `mail` sends report emails too; `clock` is the API's. */
@@ -69,11 +88,15 @@ export async function startScripted(
   options: { env?: Record<string, string>; mail?: boolean; role?: string; clock?: () => Date } = {},
 ): Promise<Harness> {
   const env = { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'pro=100000', ...options.env };
-  const ctx = await buildTestApp(t, { env, ...(options.clock ? { clock: options.clock } : {}) });
-  const scripts = { rampart: { next: { findings: [] as Finding[] } }, nuclei: { next: { findings: [] as Finding[] } } };
-  const engines: EngineRegistry = {
-    forScanType: (type) => (type === 'Nuclei' ? scriptedEngine('nuclei', scripts.nuclei) : scriptedEngine('rampart', scripts.rampart)),
-  };
+  const scripts = { rampart: { next: { findings: [] as Finding[] } as Script, jobs: [] as EngineJob[] }, nuclei: { next: { findings: [] as Finding[] } as Script, jobs: [] as EngineJob[] } };
+  // The scripted Rampart engine takes the real engine's options (unbounded caps).
+  const rampart = scriptedEngine('rampart', scripts.rampart, rampartOptionsSchema(UNCAPPED));
+  const ctx = await buildTestApp(t, {
+    env,
+    ...(options.clock ? { clock: options.clock } : {}),
+    engines: { Rampart: rampart, OpenVas: rampart, ZAP: rampart, Nuclei: scriptedEngine('nuclei', scripts.nuclei) },
+  });
+  const engines = ctx.app.ctx.engines;
   const background = startBackground({
     db: ctx.store.db,
     config: ctx.config,

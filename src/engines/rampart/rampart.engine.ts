@@ -18,6 +18,7 @@ import { ServiceStage, type DetectService } from './service-stage.js';
 import { SocketBudget } from './budget.js';
 import { TokenBucket } from './rate-limit.js';
 import { planTargets, resolveWithSystemDns, type ResolveHost } from './targets.js';
+import { applyOptions, rampartOptionsSchema, UNCAPPED, type OptionCaps } from './options.js';
 
 /** Version recorded on each run; bump it when what the engine finds changes. */
 export const RAMPART_ENGINE_VERSION = '0.2.0';
@@ -37,6 +38,8 @@ export interface RampartEngineOptions {
   checks?: readonly Check[];
   /** Probe the default UDP services of each live host (default: yes). */
   udp?: boolean;
+  /** The deployment's limits, which bound the options a scan may set (default: the widest). */
+  caps?: OptionCaps;
 }
 
 /** Events buffered between the scan and a slow consumer before the scan waits. */
@@ -60,6 +63,7 @@ export function createRampartEngine(options: RampartEngineOptions = {}): Engine 
   return {
     name: 'rampart',
     version: RAMPART_ENGINE_VERSION,
+    optionsSchema: rampartOptionsSchema(options.caps ?? UNCAPPED),
     run: (job) => runJob(job, stages),
   };
 }
@@ -71,10 +75,13 @@ interface Stages {
   udp: boolean;
 }
 
-async function* runJob(job: EngineJob, stages: Stages): AsyncGenerator<EngineEvent, void, undefined> {
+async function* runJob(given: EngineJob, stages: Stages): AsyncGenerator<EngineEvent, void, undefined> {
+  // The scan's options over the deployment's settings, within its caps.
+  const job = { ...given, ...applyOptions(given) };
   const ports = resolvePorts(job.ports);
   validateLimits(job.limits);
   if (job.signal.aborted) return;
+  yield { type: 'engine', name: 'rampart', version: RAMPART_ENGINE_VERSION };
 
   // Our own controller also stops the scan when the consumer leaves early (break / return()).
   const stop = new AbortController();

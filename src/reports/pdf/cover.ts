@@ -2,7 +2,7 @@
  * The cover page of the PDF report: title band, the run's particulars, present findings by threat,
  * and the confidentiality note.
  */
-import { THREAT_ORDER } from '../report.js';
+import { engineLine, THREAT_ORDER } from '../report.js';
 import { keyValues, tiles } from './elements.js';
 import { formatDuration, formatUtc, listOf, plural } from './format.js';
 import { fillRect, ink, setStyle, type Pen } from './pen.js';
@@ -38,7 +38,7 @@ export function drawCover(pen: Pen): void {
       ['Started', formatUtc(run.startedAt)],
       ['Completed', completed],
       ['Outcome', outcome.charAt(0).toUpperCase() + outcome.slice(1), outcomeColor],
-      ['Engine', run.engine ? pdfLine(`${run.engine} ${run.engineVersion ?? ''}`.trim()) : 'not recorded'],
+      ['Engine', pdfLine(engineLine(run) ?? 'not recorded')],
       ['Vulnerability database', record.vulnDbSyncedAt ? `synced ${formatUtc(record.vulnDbSyncedAt)}` : 'never synced'],
       ['Report generated', formatUtc(record.generatedAt)],
       ['Scan id', pdfLine(scan.uuid)],

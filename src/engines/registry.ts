@@ -1,0 +1,64 @@
+/**
+ * Which engine serves each scan type on this deployment, built from its configuration, and why a
+ * type has none (DESIGN.md "Engines, one per scan type"). The API asks it before accepting a scan
+ * (a type with no engine is refused with the reason), workers claim only the types it serves, and
+ * the run executor takes its engine from it.
+ *
+ * Today: Rampart -> the built-in network scanner; OpenVas -> the same scanner as a fallback, said
+ * in every run's notes; ZAP and Nuclei -> not available (their drivers are still to come).
+ *
+ * This module is the one place in src/engines/ that knows the engines themselves (it wires them);
+ * engines still never import each other.
+ */
+import { SCAN_TYPES, type ScanType } from '../shared/scan-types.js';
+import type { Engine } from './engine.js';
+import { createRampartEngine } from './rampart/rampart.engine.js';
+import type { OptionCaps } from './rampart/options.js';
+
+/** The engine serving a scan type, or why there is none. */
+export type EngineChoice =
+  /** `note` is said in every run's notes (e.g. that a fallback ran). */
+  | { available: true; engine: Engine; note?: string }
+  /** `reason` says what the deployment must configure; it is the 422's message and a claimed run's error. */
+  | { available: false; reason: string };
+
+export interface EngineRegistry {
+  forScanType(type: ScanType): EngineChoice;
+  /** The scan types an engine serves here, in the contract's order. */
+  availableTypes(): ScanType[];
+}
+
+/** What the registry reads of the configuration (`Config['scan']` fits). */
+export interface RegistrySettings {
+  /** The deployment's scan limits: the caps of the engines' options. */
+  scan: OptionCaps;
+}
+
+export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
+
+const UNAVAILABLE: Partial<Record<ScanType, string>> = {
+  ZAP:
+    'ZAP scans need an OWASP ZAP daemon that Rampart drives, and this deployment has none configured: this version of Rampart cannot drive ZAP yet. Scan the hosts with a Rampart scan meanwhile.',
+  Nuclei:
+    'Nuclei scans need the nuclei tool and its templates on the workers, and this deployment has none configured: this version of Rampart cannot run nuclei yet. Scan the hosts with a Rampart scan meanwhile.',
+};
+
+/**
+ * The deployment's registry. `engines` replaces the engine of a type (tests serve any type with a
+ * scripted engine this way; a replaced type is available, with no fallback note).
+ */
+export function createEngineRegistry(settings: RegistrySettings, engines: Partial<Record<ScanType, Engine>> = {}): EngineRegistry {
+  const rampart = createRampartEngine({ caps: settings.scan });
+  const choices = new Map<ScanType, EngineChoice>();
+  for (const type of SCAN_TYPES) {
+    const given = engines[type];
+    if (given) choices.set(type, { available: true, engine: given });
+    else if (type === 'Rampart') choices.set(type, { available: true, engine: rampart });
+    else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
+    else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
+  }
+  return {
+    forScanType: (type) => choices.get(type) ?? { available: false, reason: `${type} scans are not available on this deployment.` },
+    availableTypes: () => SCAN_TYPES.filter((type) => choices.get(type)?.available),
+  };
+}
