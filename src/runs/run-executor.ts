@@ -9,6 +9,7 @@ import type { Db } from '../db/database.js';
 import type { Run } from '../db/schema.js';
 import { EngineError, type Engine, type EngineEvent, type Finding, type JobTarget } from '../engines/engine.js';
 import type { AddressGuard } from '../shared/address-guard.js';
+import { createEgress } from '../shared/egress.js';
 import type { Logger } from '../shared/logger.js';
 import { FINDINGS_BATCH, judgeRunFindings, recordFindings, type FindingContext } from '../findings/findings.service.js';
 import { findScanById } from '../scans/scans.service.js';
@@ -103,6 +104,8 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
         ratePerSecond: deps.config.scan.ratePerSecond,
       },
       guard: deps.guard,
+      // One egress per run: its remembered verdicts live as long as the run.
+      egress: createEgress({ guard: deps.guard, connectTimeoutMs: deps.config.scan.connectTimeoutMs }),
       signal,
       ...(vulnerabilities ? { vulnerabilities } : {}),
     };
