@@ -19,6 +19,7 @@ import { createEgress, EgressError, type Egress } from '../src/shared/egress.js'
 import { startEgressProxy } from '../src/shared/egress-proxy.js';
 import { ftpAnonymousCheck } from '../src/engines/rampart/checks/unauth-ftp.js';
 import { loopbackEndpoint, onLines, serviceInfo, startScriptedServer } from './helpers/daemons.js';
+import { closedPort } from './helpers/servers.js';
 
 const guard = createAddressGuard(['127.0.0.1/32']);
 const NAMES: Record<string, string[]> = {
@@ -106,6 +107,7 @@ test('a redirect from an allowed server to a refused address (literal or name) i
     };
     const location = locations[request.url ?? ''];
     if (location) response.writeHead(302, { location }).end();
+    else if (request.url === '/big') response.end(Buffer.alloc(64 * 1024, 'x'));
     else response.end('final');
   });
   const egress = egressFor();
@@ -118,6 +120,10 @@ test('a redirect from an allowed server to a refused address (literal or name) i
   assert.equal(redirected.body.toString(), 'final');
   assert.deepEqual(redirected.redirects, [`http://127.0.0.1:${port}/final`]);
   await rejectsWith(egress.fetch(`http://127.0.0.1:${port}/ok`, { maxRedirects: 0 }), 'too-many-redirects', /more than 0 redirects/);
+  // Bodies are cut at the cap, and only http(s) is fetched.
+  const big = await egress.fetch(`http://127.0.0.1:${port}/big`, { maxBodyBytes: 1000 });
+  assert.deepEqual([big.body.length, big.truncated], [1000, true]);
+  await rejectsWith(egress.fetch('file:///etc/passwd'), 'bad-url', /Only http and https/);
 });
 
 test('a name with an allowed and a refused address connects to the allowed one only; a rebinding answer never reaches the refused one', async (t) => {
@@ -198,6 +204,9 @@ test('the proxy: CONNECT to an allowed TLS server works, to a refused address 40
   assert.equal(refused.status, 403);
   assert.match(refused.body, /refused: 127\.0\.0\.2 is loopback/);
   assert.equal(trap.connections, 0);
+  const unreachable = await connect(`127.0.0.1:${await closedPort()}`);
+  assert.equal(unreachable.status, 502);
+  assert.match(unreachable.body, /ECONNREFUSED/);
 
   const plain = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const request = http.get({ host: '127.0.0.1', port: proxy.port, path: `http://127.0.0.1:${webPort}/page?q=1` }, (response) => {

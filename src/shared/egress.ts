@@ -145,7 +145,8 @@ export function createEgress(options: EgressOptions): Egress {
 /** The refusal of a host: which address(es) and why, and what would allow them. */
 function refusal(host: string, refused: { address: string; class: string }[]): EgressError {
   const list = refused.map((r) => `${r.address} is ${r.class}`).join(', ');
-  const name = refused.length === 1 && refused[0]!.address === host ? '' : ` (host "${host}")`;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const name = refused.length === 1 && refused[0]!.address === bare ? '' : ` (host "${bare}")`;
   return new EgressError('refused', `refused: ${list}${name}; this deployment may not contact it (RAMPART_ALLOW_TARGETS does not cover it).`);
 }
 
