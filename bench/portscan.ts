@@ -16,6 +16,7 @@ import { createRampartEngine } from '../src/engines/rampart/rampart.engine.js';
 import { DEFAULT_TCP_PORTS } from '../src/engines/rampart/ports.js';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import type { EngineEvent, JobTarget } from '../src/engines/engine.js';
+import { createEgress } from '../src/shared/egress.js';
 
 const { values } = parseArgs({ options: { hosts: { type: 'string', default: '4' }, rounds: { type: 'string', default: '2' } } });
 const HOSTS = Number(values.hosts);
@@ -90,6 +91,7 @@ async function scanWithRampart(targets: string[]): Promise<{ seconds: number; op
     // Rampart's defaults (RAMPART_CONNECT_TIMEOUT_MS, RAMPART_SCAN_CONCURRENCY); no banner wait.
     limits: { connectTimeoutMs: 1500, readTimeoutMs: 0, maxConcurrency: 256, ratePerSecond: 0 },
     guard: createAddressGuard(['127.0.0.1/32', '198.18.0.0/15']),
+    egress: createEgress({ guard: createAddressGuard(['127.0.0.1/32', '198.18.0.0/15']) }),
     signal: new AbortController().signal,
     vulnerabilities: { syncedAt: new Date(), forCpe: async () => [] },
   };

@@ -17,6 +17,7 @@ import { createRampartEngine } from '../src/engines/rampart/rampart.engine.js';
 import { detectService } from '../src/engines/rampart/services/detect.js';
 import type { ServiceInfo } from '../src/engines/rampart/checks/check.js';
 import { createAddressGuard } from '../src/shared/address-guard.js';
+import { createEgress } from '../src/shared/egress.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-services-'));
 const children: ChildProcess[] = [];
@@ -76,6 +77,7 @@ try {
     ports,
     limits: { connectTimeoutMs: 1500, readTimeoutMs: 3000, maxConcurrency: 64, ratePerSecond: 0 },
     guard: createAddressGuard(['127.0.0.1/32']),
+    egress: createEgress({ guard: createAddressGuard(['127.0.0.1/32']) }),
     signal: new AbortController().signal,
     vulnerabilities: { syncedAt: new Date(), forCpe: async () => [] },
   })) void _;

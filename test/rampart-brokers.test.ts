@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { escapeBanner, readBanner } from '../src/engines/rampart/banner.js';
 import { detectService } from '../src/engines/rampart/services/detect.js';
 import { identifyNats } from '../src/engines/rampart/services/brokers.js';
+import { LOOPBACK_EGRESS } from './helpers/egress.js';
 
 const limits = { connectTimeoutMs: 1000, readTimeoutMs: 2000, maxConcurrency: 4, ratePerSecond: 0 };
 
@@ -19,7 +20,7 @@ async function detect(port: number) {
   const banner = await readBanner(socket, limits.readTimeoutMs, new AbortController().signal);
   socket.destroy();
   const shown = banner && banner.length > 0 ? escapeBanner(banner) : null;
-  return detectService({ hostname: '127.0.0.1', address: '127.0.0.1', port, limits, signal: new AbortController().signal }, shown);
+  return detectService({ hostname: '127.0.0.1', address: '127.0.0.1', port, limits, signal: new AbortController().signal, egress: LOOPBACK_EGRESS }, shown);
 }
 
 test('RabbitMQ on 5672: AMQP with product and version from Connection.Start', async (t) => {

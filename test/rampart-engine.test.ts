@@ -17,6 +17,7 @@ import { Value } from 'typebox/value';
 import { TokenBucket, type Clock } from '../src/engines/rampart/rate-limit.js';
 import { cidrSize, expandCidr, parseCidr, type ResolveHost } from '../src/engines/rampart/targets.js';
 import type { AddressGuard } from '../src/shared/address-guard.js';
+import { createEgress } from '../src/shared/egress.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -98,6 +99,8 @@ function makeJob(job: Partial<Omit<EngineJob, 'limits'>> & { limits?: Partial<En
     targets: job.targets ?? [{ kind: 'ip', value: '127.0.0.1' }],
     ports: job.ports ?? [],
     guard: job.guard ?? loopbackGuard,
+    // The same guard behind the egress the engine connects through.
+    egress: job.egress ?? createEgress({ guard: job.guard ?? loopbackGuard }),
     signal: job.signal ?? new AbortController().signal,
     limits: { connectTimeoutMs: 2000, readTimeoutMs: 200, maxConcurrency: 8, ratePerSecond: 0, ...job.limits },
     // An empty but synced database, so the engine does not warn that none is synced.
@@ -317,10 +320,11 @@ test('a guard that refuses everything: nothing is contacted, one warning per add
   const events = await collect(createRampartEngine({ resolveHost: async () => ['127.0.0.3'] }).run(job));
 
   assert.equal(server.connections, 0);
-  assert.deepEqual(checked, ['127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.3']);
+  // The egress remembers a verdict: the guard is asked once per address, each target still warned about.
+  assert.deepEqual(checked, ['127.0.0.1', '127.0.0.2', '127.0.0.3']);
   const warnings = warningsOf(events);
   assert.equal(warnings.length, 4);
-  checked.forEach((address, i) => {
+  ['127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.3'].forEach((address, i) => {
     assert.ok(warnings[i]!.includes(address) && warnings[i]!.includes('loopback'), warnings[i]);
   });
   assert.deepEqual(findingsOf(events), []);

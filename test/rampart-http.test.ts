@@ -15,6 +15,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { CheckFinding, Endpoint, ServiceInfo } from '../src/engines/rampart/checks/check.js';
 import { httpCheck } from '../src/engines/rampart/checks/http.js';
+import { LOOPBACK_EGRESS } from './helpers/egress.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -61,6 +62,7 @@ function endpoint(port: number, signal = new AbortController().signal): Endpoint
     port,
     limits: { connectTimeoutMs: 5000, readTimeoutMs: 5000, maxConcurrency: 4, ratePerSecond: 0 },
     signal,
+    egress: LOOPBACK_EGRESS,
   };
 }
 

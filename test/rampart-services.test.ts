@@ -23,6 +23,7 @@ import { cpeFor } from '../src/engines/rampart/services/cpe.js';
 import { detectService } from '../src/engines/rampart/services/detect.js';
 import * as fixtures from './fixtures/services/greetings.js';
 import { answerMongo } from './fixtures/services/mongodb.js';
+import { LOOPBACK_EGRESS } from './helpers/egress.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -36,6 +37,7 @@ function endpointFor(port: number, options: { hostname?: string; readTimeoutMs?:
     port,
     limits: { ...LIMITS, readTimeoutMs: options.readTimeoutMs ?? LIMITS.readTimeoutMs },
     signal: options.signal ?? new AbortController().signal,
+    egress: LOOPBACK_EGRESS,
   };
 }
 
@@ -43,7 +45,7 @@ function endpointFor(port: number, options: { hostname?: string; readTimeoutMs?:
 async function detectOn(port: number, options: Parameters<typeof endpointFor>[1] = {}): Promise<ServiceInfo> {
   const endpoint = endpointFor(port, options);
   // The banner grab waits for a first line; a short read keeps silent servers quick to test.
-  const probe = await probeTcpPort(endpoint.address, port, { ...endpoint.limits, readTimeoutMs: 300, signal: endpoint.signal });
+  const probe = await probeTcpPort(LOOPBACK_EGRESS, endpoint.address, port, { ...endpoint.limits, readTimeoutMs: 300, signal: endpoint.signal });
   assert.equal(probe?.state, 'open', `port ${port} should be open`);
   const banner = probe?.state === 'open' && probe.banner.length > 0 ? escapeBanner(probe.banner) : null;
   return detectService(endpoint, banner);
@@ -134,7 +136,7 @@ async function listenHttp(t: TestContext, server: http.Server | https.Server): P
 
 /** Skips the test with a clear message when nothing listens on a machine service's port. */
 async function skipUnlessListening(t: TestContext, port: number, what: string): Promise<boolean> {
-  const outcome = await connectTcp('127.0.0.1', port, 1_000, new AbortController().signal);
+  const outcome = await connectTcp(LOOPBACK_EGRESS, '127.0.0.1', port, 1_000, new AbortController().signal);
   if (outcome.state === 'connected') {
     outcome.socket.destroy();
     return true;

@@ -11,6 +11,7 @@ import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import type { CheckFinding, Endpoint, ServiceInfo } from '../src/engines/rampart/checks/check.js';
 import { tlsCheck } from '../src/engines/rampart/checks/tls.js';
+import { LOOPBACK_EGRESS } from './helpers/egress.js';
 
 // ---------------------------------------------------------------------------------------------
 // Certificates
@@ -63,6 +64,7 @@ function endpoint(port: number, options: { hostname?: string; signal?: AbortSign
     port,
     limits: { connectTimeoutMs: options.timeoutMs ?? 5000, readTimeoutMs: options.timeoutMs ?? 5000, maxConcurrency: 4, ratePerSecond: 0 },
     signal: options.signal ?? new AbortController().signal,
+    egress: LOOPBACK_EGRESS,
   };
 }
 

@@ -16,6 +16,7 @@ import { test } from 'node:test';
 import { EngineError, type EngineLimits } from '../src/engines/engine.js';
 import { TokenBucket } from '../src/engines/rampart/rate-limit.js';
 import { scanUdp, type UdpScanOptions } from '../src/engines/rampart/udp/udp-scan.js';
+import { LOOPBACK_EGRESS } from './helpers/egress.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -62,7 +63,7 @@ async function closedUdpPort(): Promise<number> {
 }
 
 async function scan(ports: UdpScanOptions['ports'], overrides: Partial<UdpScanOptions> = {}) {
-  return scanUdp('127.0.0.1', 'fake.test', { ports, limits, signal: new AbortController().signal, ...overrides });
+  return scanUdp('127.0.0.1', 'fake.test', { ports, limits, signal: new AbortController().signal, egress: LOOPBACK_EGRESS, ...overrides });
 }
 
 const count = (kind: string): number => process.getActiveResourcesInfo().filter((resource) => resource === kind).length;
@@ -622,6 +623,7 @@ test('an abort mid-scan returns promptly and closes every socket and timer', { t
       ports: { dns, ntp, snmp, memcached, ssdp, netbiosNs },
       limits: { ...limits, maxConcurrency: 6, readTimeoutMs: 600_000 },
       signal: controller.signal,
+      egress: LOOPBACK_EGRESS,
     });
     await Promise.all(servers.map((server) => server.firstDatagram));
     assert.ok(count('UDPWrap') > sockets, 'the probes hold sockets while waiting');

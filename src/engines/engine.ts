@@ -26,6 +26,7 @@
  */
 import type { TSchema } from 'typebox';
 import type { AddressGuard } from '../shared/address-guard.js';
+import type { Egress } from '../shared/egress.js';
 
 /** One target of a job, as the scan's `scan_target` named it (already validated and normalised). */
 export type JobTarget =
@@ -85,6 +86,11 @@ export interface EngineJob {
    * ask it for every address they connect to, after DNS resolution.
    */
   guard: AddressGuard;
+  /**
+   * The guarded network surface (src/shared/egress.ts): every connection an engine makes, to a
+   * target or anywhere it leads (redirects, links, names, data ports), goes through it.
+   */
+  egress: Egress;
   signal: AbortSignal;
 }
 

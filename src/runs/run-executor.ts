@@ -9,6 +9,7 @@ import type { Run } from '../db/schema.js';
 import type { Engine, EngineEvent, JobTarget } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { AddressGuard } from '../shared/address-guard.js';
+import { createEgress } from '../shared/egress.js';
 import type { Logger } from '../shared/logger.js';
 import { findScanById } from '../scans/scans.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
@@ -56,6 +57,8 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
       ratePerSecond: deps.config.scan.ratePerSecond,
     },
     guard: deps.guard,
+    // One egress per run: its remembered verdicts live as long as the run.
+    egress: createEgress({ guard: deps.guard, connectTimeoutMs: deps.config.scan.connectTimeoutMs }),
     options: scan.engine_options,
     signal,
     ...(vulnerabilities ? { vulnerabilities } : {}),

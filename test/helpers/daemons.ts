@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Endpoint, ServiceInfo } from '../../src/engines/rampart/checks/check.js';
+import { LOOPBACK_EGRESS } from './egress.js';
 
 export interface Daemon {
   port: number;
@@ -274,6 +275,7 @@ export function loopbackEndpoint(port: number, options: { signal?: AbortSignal; 
     port,
     limits: { ...TEST_LIMITS, ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }) },
     signal: options.signal ?? new AbortController().signal,
+    egress: LOOPBACK_EGRESS,
   };
 }
 

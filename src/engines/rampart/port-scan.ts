@@ -1,9 +1,11 @@
 /**
  * One TCP connect probe: connect with a timeout, read the banner of an open port, and always
- * destroy the socket. Callers pass literal addresses only (already allowed by the address
- * guard), so `net` never does a DNS look-up of its own here.
+ * destroy the socket. Every socket comes from the job's egress, which checks the literal address
+ * with the guard (its verdict remembered, so a port scan pays once per address) and never does a
+ * DNS look-up.
  */
-import net from 'node:net';
+import type net from 'node:net';
+import type { Egress } from '../../shared/egress.js';
 import { readBanner } from './banner.js';
 
 /** What a probe learned about one port. */
@@ -27,15 +29,24 @@ export type ConnectOutcome =
 
 const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
 
+/** The local error code of a connection the egress refused (the guard said no; nothing was sent). */
+export const REFUSED_BY_GUARD = 'REFUSED_BY_GUARD';
+
 /**
- * Opens a TCP connection to `address:port` within `timeoutMs`. On any outcome but `connected`
- * the socket is already destroyed and no timer is left behind; on abort it resolves
- * `{state: 'aborted'}` at once. Later checks (TLS, HTTP) can reuse it to get a socket.
+ * Opens a TCP connection to `address:port` through `egress` within `timeoutMs`. On any outcome
+ * but `connected` the socket is already destroyed and no timer is left behind; on abort it
+ * resolves `{state: 'aborted'}` at once; an address the guard refuses is `{state: 'error', code:
+ * REFUSED_BY_GUARD}`. Later checks (TLS, HTTP) use it to get a socket.
  */
-export function connectTcp(address: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<ConnectOutcome> {
+export function connectTcp(egress: Egress, address: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<ConnectOutcome> {
   if (signal.aborted) return Promise.resolve({ state: 'aborted' });
+  let socket: net.Socket;
+  try {
+    socket = egress.openSocket(address, port);
+  } catch {
+    return Promise.resolve({ state: 'error', code: REFUSED_BY_GUARD });
+  }
   return new Promise((resolve) => {
-    const socket = new net.Socket();
     // Errors that arrive after we settled (a RST while the caller reads) must not crash the process.
     socket.on('error', () => undefined);
 
@@ -53,7 +64,6 @@ export function connectTcp(address: string, port: number, timeoutMs: number, sig
 
     signal.addEventListener('abort', onAbort, { once: true });
     socket.once('connect', onConnect).once('error', onError);
-    socket.connect({ host: address, port });
   });
 }
 
@@ -62,11 +72,12 @@ export function connectTcp(address: string, port: number, timeoutMs: number, sig
  * Resolves null when `signal` aborted (the socket is destroyed either way).
  */
 export async function probeTcpPort(
+  egress: Egress,
   address: string,
   port: number,
   options: { connectTimeoutMs: number; readTimeoutMs: number; signal: AbortSignal },
 ): Promise<ProbeResult | null> {
-  const outcome = await connectTcp(address, port, options.connectTimeoutMs, options.signal);
+  const outcome = await connectTcp(egress, address, port, options.connectTimeoutMs, options.signal);
   if (outcome.state === 'aborted') return null;
   if (outcome.state !== 'connected') return outcome;
   try {

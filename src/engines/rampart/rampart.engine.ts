@@ -131,6 +131,7 @@ async function produceEvents(
   const bucket = job.limits.ratePerSecond > 0 ? new TokenBucket(job.limits.ratePerSecond) : undefined;
   const services = new ServiceStage({
     budget,
+    egress: job.egress,
     limits: job.limits,
     signal,
     emit,
@@ -150,7 +151,7 @@ async function produceEvents(
   await scanPorts({
     groups: plan.groups,
     ports,
-    guard: job.guard,
+    egress: job.egress,
     limits: job.limits,
     signal,
     progressCeiling: PORT_SCAN_SHARE,

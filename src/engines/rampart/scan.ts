@@ -23,7 +23,8 @@ import type { AddressGroup } from './targets.js';
 export interface PortScanContext {
   groups: readonly AddressGroup[];
   ports: PortSet;
-  guard: EngineJob['guard'];
+  /** Asked about each address before its first probe; every probe's socket comes from it. */
+  egress: EngineJob['egress'];
   limits: EngineJob['limits'];
   signal: AbortSignal;
   emit(event: EngineEvent): Promise<void>;
@@ -73,7 +74,7 @@ interface HostRecord extends ProbedHost {
  * the caller reports 100 once everything is done.
  */
 export async function scanPorts(context: PortScanContext): Promise<void> {
-  const { ports, guard, limits, signal, emit } = context;
+  const { ports, egress, limits, signal, emit } = context;
   const total = context.groups.reduce((sum, group) => sum + group.count, 0n) * BigInt(ports.count);
   const progress = new ProgressMeter(total, context.progressCeiling ?? 99);
   const { bucket } = context;
@@ -98,7 +99,7 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
     for (const group of context.groups) {
       for (const address of group.addresses()) {
         if (signal.aborted) return;
-        const verdict = guard.check(address);
+        const verdict = egress.check(address);
         if (!verdict.allowed) {
           refusals += 1;
           if (refusals <= MAX_REFUSAL_WARNINGS) {
@@ -165,7 +166,7 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
     if (!(await host.timing.acquire(stop))) return;
     const result = await context.budget.with(stop, async () => {
       const started = performance.now();
-      const outcome = await connectTcp(host.address, port, host.timing.timeoutMs(), stop);
+      const outcome = await connectTcp(egress, host.address, port, host.timing.timeoutMs(), stop);
       if (outcome.state === 'connected') outcome.socket.destroy();
       return { outcome, rttMs: performance.now() - started };
     });

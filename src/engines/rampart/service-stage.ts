@@ -4,7 +4,7 @@
  * vulnerabilities. At most `concurrency` ports are worked on at once; `add` waits for room, which
  * slows the port scan rather than queueing without bound.
  */
-import type { EngineEvent, EngineLimits, Finding, VulnerabilityLookup } from '../engine.js';
+import type { EngineEvent, EngineJob, EngineLimits, Finding, VulnerabilityLookup } from '../engine.js';
 import { escapeBanner, readBanner } from './banner.js';
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './checks/check.js';
 import { knownVulnerabilityFinding, serviceFinding, type ProbedHost } from './findings.js';
@@ -18,6 +18,8 @@ export type DetectService = (endpoint: Endpoint, banner: string | null) => Promi
 export interface ServiceStageOptions {
   limits: EngineLimits;
   signal: AbortSignal;
+  /** The job's egress: every connection of the stage goes through it. */
+  egress: EngineJob['egress'];
   emit(event: EngineEvent): Promise<void>;
   detect: DetectService;
   checks: readonly Check[];
@@ -80,8 +82,8 @@ export class ServiceStage {
   }
 
   async #udp(host: ProbedHost): Promise<void> {
-    const { limits, signal, emit, budget } = this.options;
-    const result = await budget.with(signal, () => scanUdp(host.address, host.hostname, { limits, signal, ...(this.options.bucket ? { bucket: this.options.bucket } : {}) }));
+    const { limits, signal, emit, budget, egress } = this.options;
+    const result = await budget.with(signal, () => scanUdp(host.address, host.hostname, { limits, signal, egress, ...(this.options.bucket ? { bucket: this.options.bucket } : {}) }));
     if (!result || signal.aborted) return;
     for (const { port, service } of result.services) {
       await emit({ type: 'finding', finding: { ...serviceFinding(host, port, service, limits.readTimeoutMs), protocol: 'udp', name: `Open port ${port}/udp: ${service.product ?? service.name}` } });
@@ -93,8 +95,8 @@ export class ServiceStage {
   }
 
   async #work(host: ProbedHost, port: number): Promise<void> {
-    const { limits, signal, emit, budget } = this.options;
-    const endpoint: Endpoint = { hostname: host.hostname, address: host.address, port, limits, signal };
+    const { limits, signal, emit, budget, egress } = this.options;
+    const endpoint: Endpoint = { hostname: host.hostname, address: host.address, port, limits, signal, egress };
     const banner = await budget.with(signal, () => grabBanner(endpoint));
     if (signal.aborted) return;
     const service = await budget.with(signal, () => this.options.detect(endpoint, banner ?? null));
@@ -128,7 +130,7 @@ export class ServiceStage {
 
 /** Connects again and reads what the service says first (escaped), or null for silence. */
 async function grabBanner(endpoint: Endpoint): Promise<string | null> {
-  const outcome = await connectTcp(endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
+  const outcome = await connectTcp(endpoint.egress, endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
   if (outcome.state !== 'connected') return null;
   try {
     const bytes = await readBanner(outcome.socket, endpoint.limits.readTimeoutMs, endpoint.signal);

@@ -9,6 +9,7 @@
  * a `ServiceInfo` into findings; a *rule id* (`rampart:<area>-<weakness>`) names what a check
  * found and never changes, since it is part of a finding's fingerprint.
  */
+import type { Egress } from '../../../shared/egress.js';
 import type { EngineLimits, Finding } from '../../engine.js';
 
 /** What listens on a port, as far as the probes could tell. */
@@ -37,6 +38,8 @@ export interface Endpoint {
   port: number;
   limits: EngineLimits;
   signal: AbortSignal;
+  /** Every connection goes through it (the job's egress), so each address is checked by the guard. */
+  egress: Egress;
 }
 
 /** A finding without its location: the engine adds hostname, address, port and protocol. */

@@ -1,11 +1,14 @@
 /**
- * One bounded HTTP(S) request for the HTTP check: to the literal address with the target's name
- * as Host (and SNI), no keep-alive, no redirects followed, a body cap and an overall deadline.
- * The socket and timer are released before the promise settles.
+ * One bounded HTTP(S) request for the HTTP check: to the literal address, through the egress
+ * (which checks it with the guard), with the target's name as Host (and SNI), no keep-alive, no
+ * redirects followed (a 3xx is judged as it is; anything that follows one must use
+ * `Egress.fetch`, which checks every hop), a body cap and an overall deadline. The socket and
+ * timer are released before the promise settles.
  */
 import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
+import tls from 'node:tls';
+import { connectTcp } from '../port-scan.js';
 import type { Endpoint } from './check.js';
 
 /** The most of a body read per response; the rest is dropped (`truncated`). */
@@ -37,8 +40,23 @@ export function hostHeader(endpoint: Endpoint, secure: boolean): string {
  * Sends one request and reads the response (up to `MAX_BODY_BYTES`). Resolves null on any
  * network error, on timeout (connect plus read timeouts in all) and on abort.
  */
-export function sendHttpRequest(endpoint: Endpoint, secure: boolean, options: HttpRequestOptions): Promise<HttpResponse | null> {
-  if (endpoint.signal.aborted) return Promise.resolve(null);
+export async function sendHttpRequest(endpoint: Endpoint, secure: boolean, options: HttpRequestOptions): Promise<HttpResponse | null> {
+  if (endpoint.signal.aborted) return null;
+  const started = Date.now();
+  const outcome = await connectTcp(endpoint.egress, endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
+  if (outcome.state !== 'connected') return null;
+  const raw = outcome.socket;
+  const socket = secure
+    ? tls.connect({
+        socket: raw,
+        host: endpoint.address,
+        // The TLS check judges certificates; here we only want the HTTP answer.
+        rejectUnauthorized: false,
+        ...(net.isIP(endpoint.hostname) === 0 ? { servername: endpoint.hostname } : {}),
+      })
+    : raw;
+  // Errors after we settled (a late reset) must not crash the process.
+  socket.on('error', () => undefined);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -49,14 +67,18 @@ export function sendHttpRequest(endpoint: Endpoint, secure: boolean, options: Ht
       clearTimeout(timer);
       endpoint.signal.removeEventListener('abort', onAbort);
       request.destroy();
+      socket.destroy();
+      raw.destroy();
       resolve(response);
     };
     const onAbort = (): void => settle(null);
-    const timer = setTimeout(() => settle(null), endpoint.limits.connectTimeoutMs + endpoint.limits.readTimeoutMs);
+    // Connect plus read timeouts in all, the connect included.
+    const left = Math.max(0, endpoint.limits.connectTimeoutMs + endpoint.limits.readTimeoutMs - (Date.now() - started));
+    const timer = setTimeout(() => settle(null), left);
 
-    const requestOptions: https.RequestOptions = {
-      host: endpoint.address,
-      port: endpoint.port,
+    const requestOptions: http.RequestOptions = {
+      // The socket is already connected to the checked address: nothing is resolved here.
+      createConnection: () => socket,
       method: options.method ?? 'GET',
       path: options.path,
       headers: {
@@ -66,12 +88,8 @@ export function sendHttpRequest(endpoint: Endpoint, secure: boolean, options: Ht
         connection: 'close',
         ...options.headers,
       },
-      agent: false,
-      // The TLS check judges certificates; here we only want the HTTP answer.
-      rejectUnauthorized: false,
-      ...(secure && net.isIP(endpoint.hostname) === 0 ? { servername: endpoint.hostname } : {}),
     };
-    const request = (secure ? https : http).request(requestOptions, (response) => {
+    const request = http.request(requestOptions, (response) => {
       const finish = (truncated: boolean): void =>
         settle({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks, size), truncated });
       response.on('data', (chunk: Buffer) => {
@@ -86,6 +104,7 @@ export function sendHttpRequest(endpoint: Endpoint, secure: boolean, options: Ht
     });
     request.on('error', () => settle(null));
     endpoint.signal.addEventListener('abort', onAbort, { once: true });
+    if (endpoint.signal.aborted) onAbort();
     request.end();
   });
 }

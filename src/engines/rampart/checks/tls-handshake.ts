@@ -1,11 +1,12 @@
 /**
- * One bounded TLS handshake for the TLS check: connect to the literal address, complete (or fail)
- * the handshake, note what was negotiated and the peer's certificate chain, and close. Nothing is
+ * One bounded TLS handshake for the TLS check: connect to the literal address through the egress
+ * (which checks it with the guard), complete (or fail) the handshake, note what was negotiated and the peer's certificate chain, and close. Nothing is
  * sent after the handshake. The socket and timer are always released before the promise settles.
  */
 import net from 'node:net';
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
+import { connectTcp } from '../port-scan.js';
 import type { Endpoint } from './check.js';
 
 /**
@@ -53,24 +54,29 @@ export type HandshakeResult = HandshakeSuccess | HandshakeFailure;
  * SNI unless it is an IP literal (RFC 6066 forbids IPs there). The whole attempt is bounded by
  * the connect plus read timeouts and ends at once when `endpoint.signal` aborts.
  */
-export function tryHandshake(endpoint: Endpoint, offer: HandshakeOffer): Promise<HandshakeResult> {
-  if (endpoint.signal.aborted) return Promise.resolve({ ok: false, reason: 'aborted' });
+export async function tryHandshake(endpoint: Endpoint, offer: HandshakeOffer): Promise<HandshakeResult> {
+  if (endpoint.signal.aborted) return { ok: false, reason: 'aborted' };
+  const started = Date.now();
+  const outcome = await connectTcp(endpoint.egress, endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
+  if (outcome.state !== 'connected') return { ok: false, reason: connectFailure(outcome) };
+  const raw = outcome.socket;
   let socket: tls.TLSSocket;
   try {
     socket = tls.connect({
+      socket: raw,
+      // Names the peer for the identity check (SNI comes from `servername`); no connection is made from it.
       host: endpoint.address,
-      port: endpoint.port,
       ...(net.isIP(endpoint.hostname) === 0 ? { servername: endpoint.hostname } : {}),
       minVersion: offer.minVersion,
       maxVersion: offer.maxVersion,
       ...(offer.ciphers === undefined ? {} : { ciphers: offer.ciphers }),
       // We judge the certificate ourselves; verification still runs and sets `authorized`.
-      // `host` is a literal address the guard allowed, so `net` does no DNS look-up.
       rejectUnauthorized: false,
     });
   } catch {
+    raw.destroy();
     // "No cipher match": this OpenSSL build cannot offer the suites (Node's leaves out 3DES and RC4).
-    return Promise.resolve({ ok: false, reason: 'unsupported-offer' });
+    return { ok: false, reason: 'unsupported-offer' };
   }
   return new Promise((resolve) => {
     let settled = false;
@@ -81,20 +87,35 @@ export function tryHandshake(endpoint: Endpoint, offer: HandshakeOffer): Promise
       endpoint.signal.removeEventListener('abort', onAbort);
       socket.off('secureConnect', onSecure);
       socket.destroy();
+      raw.destroy();
       resolve(result);
     };
     const onAbort = (): void => settle({ ok: false, reason: 'aborted' });
     const onSecure = (): void => settle(describe(socket));
-    const timer = setTimeout(
-      () => settle({ ok: false, reason: 'timeout' }),
-      endpoint.limits.connectTimeoutMs + endpoint.limits.readTimeoutMs,
-    );
+    // The whole attempt, connect included, keeps its bound of connect plus read timeouts.
+    const left = Math.max(0, endpoint.limits.connectTimeoutMs + endpoint.limits.readTimeoutMs - (Date.now() - started));
+    const timer = setTimeout(() => settle({ ok: false, reason: 'timeout' }), left);
     // Errors after settling (a late RST) must not crash the process.
     socket.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, reason: error.code ?? 'error' }));
     socket.once('close', () => settle({ ok: false, reason: 'closed' }));
     socket.once('secureConnect', onSecure);
     endpoint.signal.addEventListener('abort', onAbort, { once: true });
+    if (endpoint.signal.aborted) onAbort();
   });
+}
+
+/** The reason a handshake never started: the connect's outcome in the words the TLS check used before. */
+function connectFailure(outcome: Exclude<Awaited<ReturnType<typeof connectTcp>>, { state: 'connected' }>): string {
+  switch (outcome.state) {
+    case 'aborted':
+      return 'aborted';
+    case 'filtered':
+      return 'timeout';
+    case 'closed':
+      return 'ECONNREFUSED';
+    default:
+      return outcome.code;
+  }
 }
 
 function describe(socket: tls.TLSSocket): HandshakeSuccess {

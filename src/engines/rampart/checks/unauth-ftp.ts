@@ -3,8 +3,10 @@
  * attempts, since whether it works is the question. When it does, writability is tested as
  * gently as possible: a passive data connection, `STOR` of an empty, uniquely named file, then
  * `DELE` of that file; first in the login directory, then in the conventional upload directories
- * (`upload`, `incoming`, `pub/incoming`) that exist, stopping at the first accepted upload. The data connection goes to the endpoint's own address whatever the PASV
- * reply names (no FTP bounce, nothing beyond what the address guard allowed).
+ * (`upload`, `incoming`, `pub/incoming`) that exist, stopping at the first accepted upload.
+ * The data connection goes to the endpoint's own address whatever the PASV reply names: a
+ * hostile server naming 169.254.169.254 or another host of the network gets no connection there
+ * (no FTP bounce), and the connection it does get goes through the egress, which checks it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -78,7 +80,7 @@ async function testWrite(session: Session, endpoint: Endpoint): Promise<WriteRes
 async function tryStore(session: Session, endpoint: Endpoint): Promise<Omit<WriteResult, 'directory'> | null | 'lost'> {
   const dataPort = await openPassivePort(session, endpoint);
   if (dataPort === null) return 'lost';
-  const outcome = await connectTcp(endpoint.address, dataPort, endpoint.limits.connectTimeoutMs, endpoint.signal);
+  const outcome = await connectTcp(endpoint.egress, endpoint.address, dataPort, endpoint.limits.connectTimeoutMs, endpoint.signal);
   if (outcome.state !== 'connected') return 'lost';
   const data: Socket = outcome.socket;
   try {

@@ -167,7 +167,7 @@ export class Session {
  * signal aborted. The caller must `close()` it, best in a `finally` (or use `withSession`).
  */
 export async function openSession(endpoint: Endpoint, options: SessionOptions = {}): Promise<Session | null> {
-  const outcome = await connectTcp(endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
+  const outcome = await connectTcp(endpoint.egress, endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
   if (outcome.state !== 'connected') return null;
   const cap = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   if (!options.tls) return new Session(outcome.socket, endpoint, null, cap);

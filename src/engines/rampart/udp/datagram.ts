@@ -5,8 +5,8 @@
  * unreachable as ECONNREFUSED. The socket is closed, and its timer and listeners released, before
  * the promise resolves, whatever the outcome.
  */
-import dgram from 'node:dgram';
-import { isIPv6 } from 'node:net';
+import type dgram from 'node:dgram';
+import type { Egress } from '../../../shared/egress.js';
 import type { TokenBucket } from '../rate-limit.js';
 import type { UdpExchange } from './udp-probe.js';
 
@@ -22,6 +22,8 @@ export interface ExchangeOptions {
   /** How long to wait for replies after the last datagram went out. */
   timeoutMs: number;
   signal: AbortSignal;
+  /** The socket comes from it: an address the guard refuses gets no datagram ('error'). */
+  egress: Egress;
   /** The job's rate limit: one token per datagram. */
   bucket?: TokenBucket;
 }
@@ -30,7 +32,14 @@ export interface ExchangeOptions {
 export async function runExchange(address: string, port: number, exchange: UdpExchange, options: ExchangeOptions): Promise<ExchangeState> {
   const { signal } = options;
   if (signal.aborted) return 'aborted';
-  const socket = dgram.createSocket(isIPv6(address) ? 'udp6' : 'udp4');
+  let socket: dgram.Socket;
+  try {
+    socket = options.egress.openDatagram(address, port);
+  } catch {
+    return 'error';
+  }
+  // Registered at once: the egress has already started the connect.
+  const connected = new Promise<void>((resolve) => socket.once('connect', resolve));
   const closed = new Promise<void>((resolve) => socket.once('close', resolve));
 
   let answered = false;
@@ -55,7 +64,7 @@ export async function runExchange(address: string, port: number, exchange: UdpEx
   };
 
   const send = async (): Promise<void> => {
-    await new Promise<void>((resolve) => socket.connect(port, address, resolve));
+    await connected;
     for (const datagram of exchange.datagrams) {
       if (finished) return;
       if (options.bucket) await options.bucket.take(signal);

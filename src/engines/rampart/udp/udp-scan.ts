@@ -6,7 +6,7 @@
  * out of the result, never reported. A reply in another protocol proves an open port only; it is
  * reported as an `unknown` service without a finding.
  */
-import { EngineError, type EngineLimits } from '../../engine.js';
+import { EngineError, type EngineJob, type EngineLimits } from '../../engine.js';
 import type { CheckFinding, ServiceInfo } from '../checks/check.js';
 import { runPool } from '../pool.js';
 import type { TokenBucket } from '../rate-limit.js';
@@ -48,6 +48,8 @@ export interface UdpScanOptions {
   ports?: UdpPortSelection;
   limits: EngineLimits;
   signal: AbortSignal;
+  /** The job's egress: each datagram socket comes from it, so the address is checked. */
+  egress: EngineJob['egress'];
   /** The job's rate limit; one token is taken before each datagram. */
   bucket?: TokenBucket;
 }
@@ -70,7 +72,7 @@ export async function scanUdp(address: string, hostname: string, options: UdpSca
     options.limits.maxConcurrency,
     async ({ probe, port }, signal) => {
       const exchange = probe.start();
-      const state = await runExchange(address, port, exchange, { timeoutMs: options.limits.readTimeoutMs, signal, bucket: options.bucket });
+      const state = await runExchange(address, port, exchange, { timeoutMs: options.limits.readTimeoutMs, signal, egress: options.egress, bucket: options.bucket });
       const outcome = exchange.outcome();
       const found = answers.get(port) ?? [];
       if (outcome !== null) {
