@@ -209,7 +209,7 @@ test(`web findings through the worker: identity, filters, search, exports, repor
     assert.ok(lines.some((line) => line.endsWith(',https://SHOP.example.com:443/search?q=2,GET,q')), res.body);
   });
 
-  await t.test('reports show the web location: csv, xml, html, txt', async () => {
+  await t.test('reports show the web location: csv, xml, html, txt (and the pdf renders)', async () => {
     const report = async (format: string) => {
       const res = await h.ctx.app.inject({ method: 'GET', url: `/api/scans/${format}/${uuid}?run_index=0`, headers: h.auth });
       assert.equal(res.statusCode, 200, `${format}: ${res.body.slice(0, 200)}`);
@@ -226,6 +226,8 @@ test(`web findings through the worker: identity, filters, search, exports, repor
     assert.match(html, /<dt>URL<\/dt><dd><code>GET https:\/\/shop\.example\.com\/search\?q=1&amp;lang=en \(parameter lang\)<\/code><\/dd>/);
     const txt = await report('txt');
     assert.match(txt, /URL:\s+GET https:\/\/shop\.example\.com\/search\?q=1&lang=en \(parameter lang\)/);
+    // The PDF's text needs pdftotext to read back (report-pdf.test.ts); here: it renders web findings.
+    assert.match(await report('pdf'), /^%PDF-/);
   });
 
   await t.test('the MCP list tool returns the web location and takes the url filter', async () => {

@@ -69,7 +69,8 @@ export const FINDING_FIELDS = {
     key: 'engines',
     csv: true,
   }),
-  rule_id: reported(Type.String(), 'ruleId'),
+  // Kept from the first report, as before issue 13 (`engine` is the latest one's).
+  rule_id: reported(Type.String(), 'ruleId', { refreshed: false }),
   status: field(StringEnum(STATUSES), { key: 'status', csv: true }),
   lifecycle: field(
     Nullable(

@@ -48,7 +48,8 @@ function toRow(ctx: FindingContext, reported: Finding): Insertable<FindingsTable
     target_id: ctx.targetIds.get(f.hostname) ?? null,
     run_id: ctx.runId,
     run_index: ctx.runIndex,
-    fingerprint: fingerprintOf(ctx.userId, f),
+    // From the finding as reported: bounding must not change which record it is.
+    fingerprint: fingerprintOf(ctx.userId, reported),
     scan_type: ctx.scanType,
     engine: ctx.engine,
     engines: [ctx.engine],

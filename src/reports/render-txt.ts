@@ -208,10 +208,7 @@ function location(f: ReportFinding): string {
 }
 
 /** The `URL:` line of a web finding (method, URL, parameter); none for a network finding. */
-function webLine(f: ReportFinding): string[] {
-  const web = webLocation(f);
-  return web === null ? [] : field(4, 14, 'URL:', web);
-}
+const webLine = (f: ReportFinding): string[] => (webLocation(f) === null ? [] : field(4, 14, 'URL:', webLocation(f)!));
 
 function severity(f: ReportFinding): string {
   if (f.cvssBase === null) return `${f.threat}, no CVSS score`;

@@ -125,19 +125,29 @@ export function capText(text: string, maxChars: number): string {
   return capChars(maskSecrets(storable(head(text, maxChars * 4))), maxChars);
 }
 
+/**
+ * An identifier a tool chose (rule id, CVE, CWE, CVSS vector, method): bounded, never masked,
+ * so a rule id that happens to read like `default-password:ftp` stays what it is.
+ */
+export function capId(text: string, maxChars: number): string {
+  return capChars(storable(head(text, maxChars * 4)), maxChars);
+}
+
 /** Like capText, for a nullable field. */
 export function capOptional(text: string | null | undefined, maxChars: number): string | null {
   return text === null || text === undefined ? null : capText(text, maxChars);
 }
 
 /** A list field (CVE ids, references): at most LIST_MAX_ITEMS items, each bounded. */
-export function capList(items: readonly string[], maxChars: number = FIELD_MAX_CHARS.listItem): string[] {
-  return items.slice(0, LIST_MAX_ITEMS).map((item) => capText(item, maxChars));
+export function capList(items: readonly string[], maxChars: number = FIELD_MAX_CHARS.listItem, cap = capText): string[] {
+  return items.slice(0, LIST_MAX_ITEMS).map((item) => cap(item, maxChars));
 }
 
 /**
- * The finding as it may be stored: every text bounded and masked, evidence capped. Host names
- * and addresses are left alone (they were validated as targets); the threat and numbers too.
+ * The finding as it may be stored: every text bounded, evidence capped, text a service could
+ * have sent masked (identifiers are only bounded). Host names and addresses are left alone (they
+ * were validated as targets); the threat and numbers too. The fingerprint is computed from the
+ * finding as reported, so bounding never changes a finding's identity.
  */
 export function boundFinding(f: Finding): Finding {
   const max = FIELD_MAX_CHARS;
@@ -145,15 +155,15 @@ export function boundFinding(f: Finding): Finding {
     ...f,
     service: capOptional(f.service, max.service),
     url: capOptional(f.url, max.url),
-    method: capOptional(f.method, max.method),
+    method: f.method === null || f.method === undefined ? null : capId(f.method, max.method),
     parameter: capOptional(f.parameter, max.parameter),
-    ruleId: capText(f.ruleId, max.ruleId),
+    ruleId: capId(f.ruleId, max.ruleId),
     name: capText(f.name, max.name),
     description: capText(f.description, max.description),
     solution: capText(f.solution, max.solution),
-    cvssVector: capOptional(f.cvssVector, max.cvssVector),
-    cve: capList(f.cve, max.id),
-    cwe: capOptional(f.cwe, max.id),
+    cvssVector: f.cvssVector === null ? null : capId(f.cvssVector, max.cvssVector),
+    cve: capList(f.cve, max.id, capId),
+    cwe: f.cwe === null ? null : capId(f.cwe, max.id),
     evidence: capEvidence(f.evidence),
     references: capList(f.references),
   };
