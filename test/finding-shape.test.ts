@@ -80,6 +80,8 @@ test('every text field of a finding is bounded and masked before it is stored', 
   assert.equal(bounded.parameter!.length, 256);
   assert.equal(bounded.description, '[REDACTED]');
   assert.equal(boundFinding(finding('r', { url: 'https://h.example/a?token=abcdef&x=1' })).url, 'https://h.example/a?token=[REDACTED]&x=1');
+  // Identifiers a tool chose are bounded, never masked (the fingerprint is the reported one's anyway).
+  assert.equal(boundFinding(finding('rampart:default-password:ftp')).ruleId, 'rampart:default-password:ftp');
 });
 
 test('identity: a network finding keeps its fingerprint; a web location is normalised and part of it', () => {
