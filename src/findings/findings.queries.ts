@@ -5,6 +5,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { FindingsTable, Lifecycle } from '../db/schema.js';
+import { REFRESHED_COLUMNS } from './finding-fields.js';
 
 /** Inserts or refreshes findings in one statement; returns the ids of the rows it touched. */
 export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]): Promise<number[]> {
@@ -14,28 +15,17 @@ export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]):
     .values(rows)
     .onConflict((oc) =>
       oc.columns(['user_id', 'fingerprint']).doUpdateSet({
+        // Descriptive fields follow the latest report (FINDING_FIELDS says which).
+        ...Object.fromEntries(REFRESHED_COLUMNS.map((column) => [column, sql`excluded.${sql.ref(column)}`])),
         scan_id: sql`excluded.scan_id`,
         target_id: sql`excluded.target_id`,
         run_id: sql`excluded.run_id`,
         run_index: sql`excluded.run_index`,
-        name: sql`excluded.name`,
-        description: sql`excluded.description`,
-        solution: sql`excluded.solution`,
-        threat: sql`excluded.threat`,
-        cvss_base: sql`excluded.cvss_base`,
-        cvss_vector: sql`excluded.cvss_vector`,
-        cve: sql`excluded.cve`,
-        cwe: sql`excluded.cwe`,
-        service: sql`excluded.service`,
         scan_type: sql`excluded.scan_type`,
         engine: sql`excluded.engine`,
-        evidence: sql`excluded.evidence`,
         // Engines accumulate; each engine's evidence replaces only its own earlier evidence.
         engines: sql`case when findings.engines @> excluded.engines then findings.engines else findings.engines || excluded.engines end`,
         engine_evidence: sql`findings.engine_evidence || excluded.engine_evidence`,
-        references: sql`excluded."references"`,
-        kev: sql`excluded.kev`,
-        epss: sql`excluded.epss`,
         last_seen_at: sql`now()`,
         updated_at: sql`now()`,
       }),

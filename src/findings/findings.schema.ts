@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
 
 import { LIFECYCLES, STATUSES, THREATS } from '../shared/finding.js';
+import { fieldSchemas } from './finding-fields.js';
 
 export { LIFECYCLES, STATUSES, THREATS };
 
@@ -11,49 +12,14 @@ export const VULNERABILITY_SORT_DESCRIPTION =
   'Default `threat`: severity rank (Critical > High > Medium > Low > Informational), then CVSS score (unscored last), then id, ' +
   'all in `direction`. `cvss_base` sorts by score alone, unscored findings last in both directions; other keys, then id.';
 
-export const VulnerabilitySchema = Type.Object(
-  {
-    id: Type.Integer(),
-    scan_uuid: Type.String({ format: 'uuid' }),
-    scan_name: Type.String(),
-    run_index: Type.Integer({ description: 'The run that last saw it' }),
-    target_id: Nullable(Type.Integer()),
-    name: Type.String(),
-    description: Type.String(),
-    solution: Type.String(),
-    threat: StringEnum(THREATS),
-    cvss_base: Nullable(Type.Number()),
-    cvss_vector: Nullable(Type.String()),
-    cve: Type.Array(Type.String()),
-    cwe: Nullable(Type.String()),
-    hostname: Type.String(),
-    host_ip: Type.String(),
-    port: Nullable(Type.Integer()),
-    protocol: Nullable(Type.String()),
-    service: Nullable(Type.String()),
-    scan_type: Type.String(),
-    engine: Type.String({ description: 'The engine that reported it last' }),
-    engines: Type.Array(Type.String(), { description: 'Every engine that reported it: one finding per weakness, whichever engines saw it' }),
-    rule_id: Type.String(),
-    evidence: Type.String({ description: "What was seen; with several engines, each engine's evidence under its name" }),
-    evidence_by_engine: Type.Record(Type.String(), Type.String(), { description: 'What each engine saw, by engine name' }),
-    references: Type.Array(Type.String()),
-    kev: Type.Boolean({ description: 'In the CISA Known Exploited Vulnerabilities catalog' }),
-    epss: Nullable(Type.Number({ description: 'FIRST EPSS probability, 0-1' })),
-    status: StringEnum(STATUSES),
-    lifecycle: Nullable(
-      StringEnum(LIFECYCLES, {
-        description:
-          'Its label in the latest run that judged it: new, still_open (the previous run saw it too), fixed (the previous run saw it, the latest did not) or regressed (fixed before, back now)',
-      }),
-    ),
-    first_seen_at: Type.String({ format: 'date-time' }),
-    last_seen_at: Type.String({ format: 'date-time' }),
-    created_at: Type.String({ format: 'date-time' }),
-    updated_at: Type.String({ format: 'date-time' }),
-  },
-  { $id: 'Vulnerability' },
-);
+/** The `url` filter of the findings lists and the export (both lists and the export share it). */
+export const UrlFilterSchema = Type.String({
+  maxLength: 255,
+  description: "Only web findings whose URL holds this text: a case-insensitive substring of the URL's first 400 characters",
+});
+
+/** The Vulnerability resource: its fields, in order, are FINDING_FIELDS (finding-fields.ts). */
+export const VulnerabilitySchema = Type.Object(fieldSchemas(), { $id: 'Vulnerability' });
 export type VulnerabilityResource = Static<typeof VulnerabilitySchema>;
 
 export const TargetSchema = Type.Object(

@@ -1,19 +1,22 @@
 /**
- * Storing what engines find. The identity of a finding (its fingerprint) is the weakness on a
- * host and port for an account: the CVE when there is one, else the rule id. So a finding seen
- * again, by a later run or another engine, updates the same record and keeps its triage status;
- * each engine's evidence is kept beside the others'. When a run ends, its findings are labelled
+ * Storing what engines find: the one path every finding takes into the store, bounded and
+ * masked on the way. The identity of a finding (its fingerprint, finding-identity.ts) is the
+ * weakness at a location for an account. So a finding seen again, by a later run or another
+ * engine, updates the same record and keeps its triage status; each engine's evidence is kept
+ * beside the others'. When a run ends, its findings are labelled
  * against the previous run of the scan (new, still open, fixed, regressed).
  */
 import type { Insertable } from 'kysely';
-import { sha256Hex } from '../shared/crypto.js';
+import { boundFinding } from '../shared/evidence.js';
 import type { Db } from '../db/database.js';
 import type { FindingsTable, Lifecycle } from '../db/schema.js';
 import type { Finding } from '../engines/engine.js';
 import { judgeRun, markSeen, upsertFindings } from './findings.queries.js';
+import { fingerprintOf } from './finding-identity.js';
+import { STORED_FIELDS } from './finding-fields.js';
 import { previousSucceededRun } from '../runs/runs.service.js';
 
-/** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~26 columns a row. */
+/** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~30 columns a row. */
 export const FINDINGS_BATCH = 200;
 
 export interface FindingContext {
@@ -27,41 +30,30 @@ export interface FindingContext {
   targetIds: Map<string, number>;
 }
 
-export function fingerprintOf(userId: number, f: Pick<Finding, 'hostname' | 'port' | 'protocol' | 'cve' | 'ruleId'>): string {
-  const identity = f.cve.length > 0 ? [...f.cve].sort()[0] : f.ruleId;
-  return sha256Hex([userId, f.hostname.toLowerCase(), f.port ?? '', f.protocol ?? '', identity].join('|'));
-}
+export { fingerprintOf } from './finding-identity.js';
 
-function toRow(ctx: FindingContext, f: Finding): Insertable<FindingsTable> {
+/**
+ * The row of a finding: the fields FINDING_FIELDS stores from a `Finding`, then what the run
+ * adds. The finding is bounded first (evidence capped, secrets masked: src/shared/evidence.ts),
+ * so every source (engine, importer, agent) stores the same safe shape.
+ */
+function toRow(ctx: FindingContext, reported: Finding): Insertable<FindingsTable> {
+  const f = boundFinding(reported);
+  const fields: Record<string, unknown> = {};
+  for (const [column, key, whenAbsent] of STORED_FIELDS) fields[column] = f[key] ?? whenAbsent;
   return {
+    ...(fields as Omit<Insertable<FindingsTable>, 'user_id' | 'scan_id' | 'run_id' | 'run_index' | 'fingerprint' | 'scan_type' | 'engine'>),
     user_id: ctx.userId,
     scan_id: ctx.scanId,
     target_id: ctx.targetIds.get(f.hostname) ?? null,
     run_id: ctx.runId,
     run_index: ctx.runIndex,
-    fingerprint: fingerprintOf(ctx.userId, f),
-    name: f.name,
-    description: f.description,
-    solution: f.solution,
-    threat: f.threat,
-    cvss_base: f.cvssBase,
-    cvss_vector: f.cvssVector,
-    cve: f.cve,
-    cwe: f.cwe,
-    hostname: f.hostname,
-    host_ip: f.hostIp,
-    port: f.port,
-    protocol: f.protocol,
-    service: f.service,
+    // From the finding as reported: bounding must not change which record it is.
+    fingerprint: fingerprintOf(ctx.userId, reported),
     scan_type: ctx.scanType,
     engine: ctx.engine,
-    rule_id: f.ruleId,
-    evidence: f.evidence,
     engines: [ctx.engine],
     engine_evidence: JSON.stringify({ [ctx.engine]: f.evidence }),
-    references: f.references,
-    kev: f.kev ?? false,
-    epss: f.epss ?? null,
   };
 }
 

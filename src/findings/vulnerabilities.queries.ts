@@ -24,6 +24,11 @@ export interface VulnerabilityFilters {
   target?: string | undefined;
   /** A case-insensitive substring of the name, host name, address or scan name. */
   search?: string | undefined;
+  /**
+   * A case-insensitive substring of the web finding's URL (within its first URL_FILTER_CHARS
+   * characters, as the index holds it); network findings never match.
+   */
+  url?: string | undefined;
   /** Only the findings of this target (the target's own vulnerability list). */
   targetId?: number | undefined;
 }
@@ -48,6 +53,9 @@ export interface ResolvedFilters extends VulnerabilityFilters {
 const THREAT_RANK = sql<number>`case findings.threat when 'Critical' then 4 when 'High' then 3 when 'Medium' then 2 when 'Low' then 1 else 0 end`;
 const RANK_OF: Record<ThreatLevel, number> = { Critical: 4, High: 3, Medium: 2, Low: 1, Informational: 0 };
 
+/** How much of a URL the `url` filter looks at: the prefix migration 0013 keeps in `url_text`. */
+export const URL_FILTER_CHARS = 400;
+
 function matching(userId: number, filters: ResolvedFilters) {
   return (eb: Eb) => {
     const conditions: Expression<SqlBool>[] = [eb('findings.user_id', '=', userId)];
@@ -63,6 +71,11 @@ function matching(userId: number, filters: ResolvedFilters) {
     if (filters.target) {
       const target = filters.target.toLowerCase();
       conditions.push(eb.or([eb(eb.fn('lower', ['findings.hostname']), '=', target), eb(eb.fn('lower', ['findings.host_ip']), '=', target)]));
+    }
+    if (filters.url) {
+      // `url_text` is the URL's first URL_FILTER_CHARS characters lower-cased (migration 0013).
+      conditions.push(eb('findings.url_text', 'is not', null));
+      conditions.push(sql<SqlBool>`findings.url_text like lower(${containsPattern(filters.url)})`);
     }
     if (filters.search) {
       const text = sql<SqlBool>`findings.search_text like lower(${containsPattern(filters.search)})`;
@@ -157,7 +170,7 @@ export function listVulnerabilities(
  * the account's kept counters answer (a sum of at most 15 rows); otherwise the rows are counted.
  */
 export async function countVulnerabilities(db: Db, userId: number, filters: ResolvedFilters): Promise<number> {
-  if (!filters.search && !filters.target && !filters.lifecycle && filters.targetId === undefined) {
+  if (!filters.search && !filters.url && !filters.target && !filters.lifecycle && filters.targetId === undefined) {
     let counted = db.selectFrom('finding_counts').select(sql<string | null>`sum(n)`.as('total')).where('user_id', '=', userId);
     if (filters.severity) counted = counted.where('threat', '=', filters.severity);
     if (filters.status) counted = counted.where('status', '=', filters.status);

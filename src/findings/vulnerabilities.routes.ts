@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import { authErrors } from '../http/context.js';
 import { PageQuerySchema, PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
 import { MessageSchema, StringEnum } from '../http/schemas.js';
-import { LIFECYCLES, STATUSES, THREATS, VULNERABILITY_SORT_DESCRIPTION } from './findings.schema.js';
+import { LIFECYCLES, STATUSES, THREATS, UrlFilterSchema, VULNERABILITY_SORT_DESCRIPTION } from './findings.schema.js';
 import * as service from './vulnerabilities.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -23,7 +23,8 @@ const FilterQuery = {
   status: Type.Optional(StringEnum(STATUSES, { description: 'Only findings with this triage status' })),
   lifecycle: Type.Optional(StringEnum(LIFECYCLES, { description: 'Only findings with this label from the latest run that judged them' })),
   target: Type.Optional(Type.String({ maxLength: 255, description: 'A host name (case-insensitive) or an IP address, matched exactly' })),
-  search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name, host name, IP address or scan name' })),
+  search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name, host name, IP address, URL or scan name' })),
+  url: Type.Optional(UrlFilterSchema),
 };
 const ListQuerySchema = Type.Object({
   ...FilterQuery,
@@ -60,10 +61,10 @@ export const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { severity, status, lifecycle, target, search, sort, direction } = request.query;
+      const { severity, status, lifecycle, target, search, url, sort, direction } = request.query;
       const page = pageOf(request.query);
       const { items, total } = await service.listVulnerabilities(app.ctx.db, request.principal!.user.id, {
-        filters: { severity, status, lifecycle, target, search },
+        filters: { severity, status, lifecycle, target, search, url },
         sort: sort ?? service.DEFAULT_ORDER.sort,
         direction: direction ?? service.DEFAULT_ORDER.direction,
         ...page,

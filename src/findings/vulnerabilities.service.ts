@@ -9,6 +9,7 @@ import type { Db } from '../db/database.js';
 import { notFound } from '../shared/errors.js';
 import { csvRow, type CsvValue } from './csv.js';
 import type { VulnerabilityResource } from './findings.schema.js';
+import { CSV_FIELDS, FIELD_ENTRIES, columnOf, type FindingFieldName } from './finding-fields.js';
 import * as queries from './vulnerabilities.queries.js';
 import type { Direction, SortKey, VulnerabilityFilters, VulnerabilityRow, VulnerabilityStatus } from './vulnerabilities.queries.js';
 import { findScanIdsByName } from '../scans/scans.service.js';
@@ -39,42 +40,16 @@ export function combinedEvidence(row: Pick<VulnerabilityRow, 'evidence' | 'engin
   return engines.map((engine) => `[${engine}]\n${row.engine_evidence[engine]}`).join('\n\n');
 }
 
+/** The resource of a finding's row, field by field as FINDING_FIELDS lists them. */
 export function toVulnerabilityResource(row: VulnerabilityRow): VulnerabilityResource {
-  return {
-    id: row.id,
-    scan_uuid: row.scan_uuid,
-    scan_name: row.scan_name,
-    run_index: row.run_index,
-    target_id: row.target_id,
-    name: row.name,
-    description: row.description,
-    solution: row.solution,
-    threat: row.threat,
-    cvss_base: row.cvss_base,
-    cvss_vector: row.cvss_vector,
-    cve: row.cve,
-    cwe: row.cwe,
-    hostname: row.hostname,
-    host_ip: row.host_ip,
-    port: row.port,
-    protocol: row.protocol,
-    service: row.service,
-    scan_type: row.scan_type,
-    engine: row.engine,
-    engines: row.engines,
-    rule_id: row.rule_id,
-    evidence: combinedEvidence(row),
-    evidence_by_engine: row.engine_evidence,
-    references: row.references,
-    kev: row.kev,
-    epss: row.epss,
-    status: row.status,
-    lifecycle: row.lifecycle,
-    first_seen_at: row.first_seen_at.toISOString(),
-    last_seen_at: row.last_seen_at.toISOString(),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
+  const columns = row as unknown as Record<string, unknown>;
+  const resource: Record<string, unknown> = {};
+  for (const [name, field] of FIELD_ENTRIES) {
+    // The one computed field: several engines' evidence reads as one text.
+    const value = name === 'evidence' ? combinedEvidence(row) : columns[columnOf(name)];
+    resource[name] = field.date ? (value as Date).toISOString() : value;
+  }
+  return resource as VulnerabilityResource;
 }
 
 /** Empty filter strings mean "no filter"; surrounding spaces are not part of a host or a search. */
@@ -85,6 +60,7 @@ function cleanFilters(filters: VulnerabilityFilters): VulnerabilityFilters {
     lifecycle: filters.lifecycle,
     target: filters.target?.trim() || undefined,
     search: filters.search?.trim() || undefined,
+    url: filters.url?.trim() || undefined,
     targetId: filters.targetId,
   };
 }
@@ -106,7 +82,8 @@ export async function resolveFilters(db: Db, userId: number, filters: Vulnerabil
 export async function listVulnerabilities(db: Db, userId: number, request: ListRequest): Promise<{ items: VulnerabilityResource[]; total: number }> {
   const filters = await resolveFilters(db, userId, cleanFilters(request.filters));
   const page = { limit: request.perPage, offset: (request.page - 1) * request.perPage };
-  if (filters.search) {
+  // A search or a URL filter may match few rows: count first, then choose how to find the page.
+  if (filters.search || filters.url) {
     const total = await queries.countVulnerabilities(db, userId, filters);
     const rows = total > page.offset ? await queries.listVulnerabilities(db, userId, filters, request, { ...page, fewMatches: total <= queries.SORT_AMONG_MATCHES }) : [];
     return { items: rows.map(toVulnerabilityResource), total };
@@ -130,22 +107,18 @@ export async function setVulnerabilityStatus(db: Db, userId: number, id: string,
 }
 
 /**
- * The export's columns, in order. `cve` and `references` are joined by a space; booleans are
- * `true`/`false`; dates are ISO 8601 UTC; absent values are empty cells.
+ * The export's columns, in order (the fields FINDING_FIELDS marks `csv`). `cve`, `engines` and
+ * `references` are joined by a space; booleans are `true`/`false`; dates are ISO 8601 UTC;
+ * absent values are empty cells.
  */
-export const EXPORT_COLUMNS = [
-  'id', 'name', 'threat', 'cvss_base', 'cvss_vector', 'cve', 'cwe', 'hostname', 'host_ip', 'port', 'protocol', 'service',
-  'scan_name', 'scan_uuid', 'scan_type', 'engine', 'engines', 'rule_id', 'status', 'lifecycle', 'kev', 'epss', 'first_seen_at', 'last_seen_at',
-  'description', 'solution', 'evidence', 'references',
-] as const;
+export const EXPORT_COLUMNS: readonly FindingFieldName[] = CSV_FIELDS;
 
-export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
-
-/** One export row (CSV, CRLF included) from the fields of a Vulnerability; lists joined by a space. */
-export function exportRow(v: Pick<VulnerabilityResource, ExportColumn>): string {
+/** One export row (CSV, CRLF included) from each column's value; lists joined by a space. */
+export function exportRow(valueOf: (column: FindingFieldName) => unknown): string {
   return csvRow(EXPORT_COLUMNS.map((column): CsvValue => {
-    const value = v[column];
-    return Array.isArray(value) ? value.join(' ') : value;
+    const value = valueOf(column);
+    if (Array.isArray(value)) return value.join(' ');
+    return value instanceof Date ? value.toISOString() : (value as CsvValue);
   }));
 }
 
@@ -164,7 +137,11 @@ export async function exportVulnerabilities(db: Db, userId: number, filters: Vul
   // emptying, 150 MB with it.
   const readPage = async (afterId: number): Promise<{ text: string; next: number | undefined }> => {
     const rows = await queries.vulnerabilitiesAfter(db, userId, clean, afterId, pageSize);
-    const page = { text: rows.map((row) => exportRow(toVulnerabilityResource(row))).join(''), next: rows.length === pageSize ? rows[rows.length - 1]!.id : undefined };
+    const page = { text: rows
+        .map((row) => {
+          const resource = toVulnerabilityResource(row);
+          return exportRow((column) => resource[column]);
+        }).join(''), next: rows.length === pageSize ? rows[rows.length - 1]!.id : undefined };
     rows.length = 0;
     return page;
   };

@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportService, Threat } from './report.js';
-import { engineLine, THREAT_ORDER } from './report.js';
+import { engineLine, THREAT_ORDER, webLocation } from './report.js';
 import { escapeHtml as esc, safeHref } from './html-escape.js';
 import { HTML_STYLE, THREAT_COLORS } from './html-style.js';
 
@@ -164,10 +164,11 @@ function threatSections(r: ReportRecord, current: number, next: number): string 
 
 function finding(f: ReportFinding): string {
   const cvss = f.cvssBase === null ? '—' : `<strong>${esc(f.cvssBase.toFixed(1))}</strong>${f.cvssVector ? ` <code>${esc(f.cvssVector)}</code>` : ''}`;
+  const web = webLocation(f);
   const refs = f.references.length ? `<h5>References</h5><ul class="refs">${f.references.map(reference).join('')}</ul>` : '';
   return `<article id="finding-${esc(f.id)}" class="finding ${threatClass(f.threat)}">
 <header><h4>${esc(f.name)}</h4>${badge(f.threat)}<span class="tag">${LIFECYCLE_LABELS[f.lifecycle] ?? esc(f.lifecycle)}</span>${f.kev ? '<span class="tag kev">Known exploited</span>' : ''}</header>
-<dl class="meta">${fact('CVSS', cvss, 'wide')}${fact('Host', hostPort(f))}${fact('Service', esc(f.service ?? '—'))}
+<dl class="meta">${fact('CVSS', cvss, 'wide')}${fact('Host', hostPort(f))}${fact('Service', esc(f.service ?? '—'))}${web ? fact('URL', `<code>${esc(web)}</code>`, 'wide') : ''}
 ${fact('CVE', f.cve.length ? f.cve.map((c) => esc(c)).join(', ') : '—')}${fact('CWE', esc(f.cwe ?? '—'))}
 ${fact('CISA KEV', f.kev ? 'Yes' : 'No')}${fact('EPSS', f.epss === null ? '—' : `${esc((f.epss * 100).toFixed(1))} %`)}
 ${fact('Engines', esc(f.engines.join(', ') || '—'))}${fact('Rule', `<code>${esc(f.ruleId)}</code>`)}${fact('Triage', esc(f.status))}
@@ -184,7 +185,8 @@ async function* fixedSection(r: ReportRecord): AsyncGenerator<string> {
   let listed = 0;
   for await (const f of r.fixed()) {
     if (listed++ === 0) yield '<ul class="fixed">';
-    yield `<li>${badge(f.threat)} <strong>${esc(f.name)}</strong> <span class="muted">on ${hostPort(f)} · #${esc(f.id)}</span></li>\n`;
+    const web = webLocation(f);
+    yield `<li>${badge(f.threat)} <strong>${esc(f.name)}</strong> <span class="muted">on ${hostPort(f)}${web ? ` at <code>${esc(web)}</code>` : ''} · #${esc(f.id)}</span></li>\n`;
   }
   yield listed ? '</ul></section>\n' : '<p class="muted">Nothing was fixed since the previous run.</p></section>\n';
 }

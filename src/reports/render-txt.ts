@@ -11,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Lifecycle, Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportService, Threat } from './report.js';
-import { engineLine, THREAT_ORDER } from './report.js';
+import { engineLine, THREAT_ORDER, webLocation } from './report.js';
 
 /** The widest line the report writes, in code points. */
 const TXT_WIDTH = 100;
@@ -207,6 +207,9 @@ function location(f: ReportFinding): string {
   return f.hostIp === '' || f.hostIp === f.hostname ? `${f.hostname}${port}` : `${f.hostname}${port} (${f.hostIp})`;
 }
 
+/** The `URL:` line of a web finding (method, URL, parameter); none for a network finding. */
+const webLine = (f: ReportFinding): string[] => (webLocation(f) === null ? [] : field(4, 14, 'URL:', webLocation(f)!));
+
 function severity(f: ReportFinding): string {
   if (f.cvssBase === null) return `${f.threat}, no CVSS score`;
   return `${f.threat}, CVSS ${f.cvssBase.toFixed(1)}${f.cvssVector === null ? '' : ` (${f.cvssVector})`}`;
@@ -226,6 +229,7 @@ function findingLines(f: ReportFinding): string[] {
     ...titleLines(f),
     ...line('Threat', severity(f)),
     ...line('Location', location(f)),
+    ...webLine(f),
     ...line('Service', f.service ?? '-'),
     ...line('CVE', f.cve.join(', ') || '-'),
     ...line('CWE', f.cwe ?? '-'),
@@ -243,7 +247,7 @@ function findingLines(f: ReportFinding): string[] {
 
 function fixedLines(f: ReportFinding): string[] {
   const line = (label: string, value: string): string[] => field(4, 14, `${label}:`, value);
-  return ['', ...titleLines(f), ...line('Threat', severity(f)), ...line('Location', location(f)), ...line('Last seen', utc(f.lastSeenAt))];
+  return ['', ...titleLines(f), ...line('Threat', severity(f)), ...line('Location', location(f)), ...webLine(f), ...line('Last seen', utc(f.lastSeenAt))];
 }
 
 const text = (lines: string[]): string => `${lines.join('\n')}\n`;

@@ -125,10 +125,13 @@ function findingXml(f: ReportFinding): string {
     id: f.id, threat: f.threat, 'cvss-base': f.cvssBase, lifecycle: f.lifecycle, status: f.status, kev: f.kev, epss: f.epss,
   })}>\n`;
   const host = `      <host${attributes({ name: f.hostname, address: f.hostIp, port: f.port, protocol: f.protocol, service: f.service })}/>\n`;
+  // Web findings only: where on the site (each attribute left out when null).
+  const web = f.url === null && f.method === null && f.parameter === null ? '' : `      <web${attributes({ url: f.url, method: f.method, parameter: f.parameter })}/>\n`;
   return open
     + textElement('      ', 'name', f.name)
     + textElement('      ', 'cvss-vector', f.cvssVector)
     + host
+    + web
     + f.cve.map((cve) => textElement('      ', 'cve', cve)).join('')
     + textElement('      ', 'cwe', f.cwe)
     + listElement('      ', 'engines', 'engine', f.engines)

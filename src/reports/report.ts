@@ -56,6 +56,10 @@ export const THREAT_ORDER: readonly Threat[] = THREATS;
 
 export type { Lifecycle };
 
+/**
+ * A finding as reports render it: the fields FINDING_FIELDS gives a `key`, by that key
+ * (`reports.service.ts` builds it from them; test/finding-fields.test.ts checks they agree).
+ */
 export interface ReportFinding {
   id: number;
   name: string;
@@ -69,6 +73,10 @@ export interface ReportFinding {
   port: number | null;
   protocol: string | null;
   service: string | null;
+  /** Web findings: the URL, HTTP method and vulnerable input (null for network findings). */
+  url: string | null;
+  method: string | null;
+  parameter: string | null;
   /** The engine that reported it last. */
   engine: string;
   /** Engines that reported it, in the order they first did. */
@@ -87,6 +95,17 @@ export interface ReportFinding {
   epss: number | null;
   firstSeenAt: Date;
   lastSeenAt: Date;
+}
+
+/**
+ * A web finding's location in one line, `POST https://h/login (parameter user)`, as the html,
+ * txt and pdf reports show it; null for a network finding (host and port say it all).
+ */
+export function webLocation(f: Pick<ReportFinding, 'url' | 'method' | 'parameter'>): string | null {
+  if (!f.url && !f.method && !f.parameter) return null;
+  const request = [f.method, f.url].filter(Boolean).join(' ');
+  if (!f.parameter) return request;
+  return request ? `${request} (parameter ${f.parameter})` : `parameter ${f.parameter}`;
 }
 
 /** One open port or service the run saw on a host, for the hosts-and-services table. */

@@ -6,6 +6,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { FindingsTable, Lifecycle, ThreatLevel } from '../db/schema.js';
+import { FIELD_ENTRIES, columnOf } from '../findings/finding-fields.js';
 
 const THREAT_RANK = sql<number>`case f.threat when 'Critical' then 4 when 'High' then 3 when 'Medium' then 2 when 'Low' then 1 else 0 end`;
 
@@ -13,13 +14,18 @@ export type RunFindingRow = Pick<
   Selectable<FindingsTable>,
   | 'id' | 'name' | 'threat' | 'cvss_base' | 'cvss_vector' | 'cve' | 'cwe' | 'hostname' | 'host_ip' | 'port' | 'protocol' | 'service'
   | 'engine' | 'engines' | 'engine_evidence' | 'rule_id' | 'description' | 'solution' | 'evidence' | 'references' | 'status'
-  | 'kev' | 'epss' | 'first_seen_at' | 'last_seen_at'
+  | 'kev' | 'epss' | 'first_seen_at' | 'last_seen_at' | 'url' | 'method' | 'parameter'
 > & {
   lifecycle: Lifecycle;
   /** The sort key of the row, for the next page. */
   rank: number;
   score: number;
 };
+
+/** The finding's columns a report carries (FINDING_FIELDS with a report `key`); the lifecycle is the run's. */
+const REPORT_COLUMNS = sql.join(
+  FIELD_ENTRIES.filter(([name, field]) => field.key && !field.scan && name !== 'lifecycle').map(([name]) => sql.ref(`f.${columnOf(name)}`)),
+);
 
 /** Where the previous page ended: the report order is (threat rank desc, CVSS desc, id asc). */
 export interface RunFindingCursor {
@@ -37,9 +43,7 @@ export async function runFindingsPage(db: Db, runId: number, which: 'present' | 
   // -1 stands for "no score", so unscored findings come last within their threat.
   const after = cursor ? sql`and (${THREAT_RANK}, coalesce(f.cvss_base, -1), -f.id) < (${cursor.rank}, ${cursor.score}, ${-cursor.id})` : sql``;
   const result = await sql<RunFindingRow>`
-    select f.id, f.name, f.threat, f.cvss_base, f.cvss_vector, f.cve, f.cwe, f.hostname, f.host_ip, f.port, f.protocol,
-           f.service, f.engine, f.engines, f.engine_evidence, f.rule_id, f.description, f.solution, f.evidence,
-           f."references", f.status, rf.lifecycle, f.kev, f.epss, f.first_seen_at, f.last_seen_at,
+    select ${REPORT_COLUMNS}, f.engine_evidence, rf.lifecycle,
            ${THREAT_RANK} as rank, coalesce(f.cvss_base, -1) as score
     from run_findings rf join findings f on f.id = rf.finding_id
     where rf.run_id = ${runId} and ${lifecycle} ${after}

@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run, Scan, User } from '../db/schema.js';
 import { combinedEvidence } from '../findings/vulnerabilities.service.js';
+import { FIELD_ENTRIES, columnOf } from '../findings/finding-fields.js';
 import { findRunOfScan, keepRunNarrative } from '../runs/runs.service.js';
 import { findUserById } from '../accounts/users.service.js';
 import { findScanByUuid, requireScan } from '../scans/scans.service.js';
@@ -81,33 +82,15 @@ export function reportFilename(scanName: string, runIndex: number, format: Repor
   return `rampart-${slug || 'scan'}-run-${runIndex}.${format}`;
 }
 
+/** A report's finding from its row: each field FINDING_FIELDS gives a report `key`, from its column. */
 function toReportFinding(row: queries.RunFindingRow): ReportFinding {
+  const columns = row as unknown as Record<string, unknown>;
+  const finding: Record<string, unknown> = {};
+  for (const [name, field] of FIELD_ENTRIES) if (field.key) finding[field.key] = columns[columnOf(name)];
   return {
-    id: row.id,
-    name: row.name,
-    threat: row.threat,
-    cvssBase: row.cvss_base,
-    cvssVector: row.cvss_vector,
-    cve: row.cve,
-    cwe: row.cwe,
-    hostname: row.hostname,
-    hostIp: row.host_ip,
-    port: row.port,
-    protocol: row.protocol,
-    service: row.service,
-    engine: row.engine,
+    ...(finding as unknown as ReportFinding),
     engines: row.engines.length > 0 ? row.engines : [row.engine],
-    ruleId: row.rule_id,
-    description: row.description,
-    solution: row.solution,
     evidence: combinedEvidence(row),
-    references: row.references,
-    status: row.status,
-    lifecycle: row.lifecycle,
-    kev: row.kev,
-    epss: row.epss,
-    firstSeenAt: row.first_seen_at,
-    lastSeenAt: row.last_seen_at,
   };
 }
 

@@ -11,8 +11,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import { MASK, redactSecrets } from './secret-shapes.js';
 
-const MASK = '[REDACTED]';
+export { redactSecrets };
 
 /**
  * Query parameters whose value is a credential whatever it looks like: exact names, then any name
@@ -20,18 +21,6 @@ const MASK = '[REDACTED]';
  */
 const SECRET_PARAMS = new Set(['api_token', 'token', 'access_token', 'key', 'api_key', 'apikey', 'secret', 'password', 'code', 'sig', 'signature', 'expires']);
 const SECRET_PARAM_PART = /(?:^|[_.-])(?:token|secret|password|passwd|key|apikey|sig|signature|credentials?|auth|session)(?:$|[_.-])/i;
-
-/**
- * Values that are secrets by their shape: a JWT (three base64url parts, the first a JSON header,
- * so `eyJ`), a Rampart API key (`rk_<8 hex>_<secret>`), a webhook secret (`whsec_<base64>`).
- * Bounded by characters those alphabets lack, so they are found inside URLs, headers and text.
- */
-const SECRET_SHAPES = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|(?<![A-Za-z0-9_])rk_[0-9a-f]{8}_[A-Za-z0-9_-]+|whsec_[A-Za-z0-9+/=%]+/g;
-
-/** `text` with every JWT, API key and webhook secret in it replaced by [REDACTED]. */
-export function redactSecrets(text: string): string {
-  return text.replace(SECRET_SHAPES, MASK);
-}
 
 function decodeComponent(text: string): string {
   try {

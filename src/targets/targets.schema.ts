@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../http/schemas.js';
 import { PageQuerySchema } from '../http/pagination.js';
-import { VULNERABILITY_SORT_DESCRIPTION } from '../findings/findings.schema.js';
+import { UrlFilterSchema, VULNERABILITY_SORT_DESCRIPTION } from '../findings/findings.schema.js';
 
 export const TARGET_TYPES = ['Domain', 'Ip'] as const;
 export const TARGET_STATUSES = ['Active', 'Inactive', 'Unknown'] as const;
@@ -27,6 +27,7 @@ export type TargetListQuery = Static<typeof TargetListQuerySchema>;
 
 /** GET /api/targets/{id}/vulnerabilities */
 export const TargetVulnerabilitiesQuerySchema = Type.Object({
+  url: Type.Optional(UrlFilterSchema),
   sort: Type.Optional(StringEnum(TARGET_VULNERABILITY_SORTS, { default: 'threat', description: VULNERABILITY_SORT_DESCRIPTION })),
   direction: Type.Optional(StringEnum(DIRECTIONS, { default: 'desc' })),
   ...PageQuerySchema,

@@ -8,7 +8,7 @@
  * shows, references), for the findings that matter; `DENSE_SHORT` is the compact block for minor
  * ones: host, service, the first lines of the evidence and the solution.
  */
-import type { ReportFinding } from '../report.js';
+import { webLocation, type ReportFinding } from '../report.js';
 import { paragraph } from './elements.js';
 import { evidence, evidencePerLine, findingHeader, type EvidenceStyle } from './finding-blocks.js';
 import { separator } from './finding-full.js';
@@ -77,7 +77,8 @@ const SEPARATOR = '  ·  ';
 function detailLines(f: ReportFinding, all: boolean): [string, string][] {
   const cvss = f.cvssBase === null ? null : `CVSS ${f.cvssBase.toFixed(1)}`;
   const cves = f.cve.length > 0 ? listOf(f.cve) : null;
-  const where = [formatEndpoint(f), pdfLine(f.service ?? 'no service')];
+  const web = webLocation(f);
+  const where = [formatEndpoint(f), pdfLine(f.service ?? 'no service'), web === null ? null : pdfLine(web)];
   const status = [LIFECYCLE_LABEL[f.lifecycle], f.status];
   if (!all) return [[join([...where, cvss, cves, ...status]), MUTED]];
   const lines: [string, string][] = [[join([...where, ...status]), INK]];

@@ -2,7 +2,7 @@
  * A finding in full in the PDF report: header (badge, name, id), a grid of its details, then
  * description, evidence, solution and references.
  */
-import type { ReportFinding } from '../report.js';
+import { webLocation, type ReportFinding } from '../report.js';
 import { block, evidence, findingHeader, references } from './finding-blocks.js';
 import { formatEndpoint, formatUtc, listOf } from './format.js';
 import { ensureSpace, fitsOneLine, hairline, ink, setStyle, textAt, type Pen } from './pen.js';
@@ -64,6 +64,8 @@ function findingMeta(f: ReportFinding): Meta[] {
     { label: 'RULE', value: pdfLine(f.ruleId), wide: true },
   );
   if (f.cvssVector) cells.push({ label: 'CVSS VECTOR', value: pdfLine(f.cvssVector), wide: true });
+  const web = webLocation(f);
+  if (web !== null) cells.push({ label: 'URL', value: pdfLine(web), wide: true });
   return cells;
 }
 
