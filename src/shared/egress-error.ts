@@ -1,4 +1,8 @@
-/** The error of the egress (egress.ts): a guarded connection or request that did not happen, and why. */
+/**
+ * The error of the egress (egress.ts), apart so that egress-fetch.ts and egress-proxy.ts can use it
+ * without an import cycle.
+ */
+
 /** Why a guarded connection did not happen. */
 export type EgressErrorCode =
   | 'refused'

@@ -21,6 +21,7 @@ import type { Duplex } from 'node:stream';
 import { EgressError } from './egress-error.js';
 import type { Egress } from './egress.js';
 
+/** The egress the proxy connects through, and its bounds. */
 export interface EgressProxyOptions {
   egress: Egress;
   /** Client connections at once; default 64. */

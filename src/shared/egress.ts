@@ -66,6 +66,7 @@ export interface Egress {
   fetch(url: string | URL, init?: EgressFetchInit): Promise<EgressResponse>;
 }
 
+/** How an egress is built: the guard, and the bounds of its look-ups and connects. */
 export interface EgressOptions {
   guard: AddressGuard;
   /** All A and AAAA addresses of a name; default the system resolver. A seam for tests. */

@@ -5,7 +5,7 @@
  * DNS look-up.
  */
 import type net from 'node:net';
-import type { Egress } from '../../shared/egress.js';
+import { EgressError, type Egress } from '../../shared/egress.js';
 import { readBanner } from './banner.js';
 
 /** What a probe learned about one port. */
@@ -43,7 +43,8 @@ export function connectTcp(egress: Egress, address: string, port: number, timeou
   let socket: net.Socket;
   try {
     socket = egress.openSocket(address, port);
-  } catch {
+  } catch (error) {
+    if (!(error instanceof EgressError)) throw error;
     return Promise.resolve({ state: 'error', code: REFUSED_BY_GUARD });
   }
   return new Promise((resolve) => {

@@ -6,7 +6,7 @@
  * the promise resolves, whatever the outcome.
  */
 import type dgram from 'node:dgram';
-import type { Egress } from '../../../shared/egress.js';
+import { EgressError, type Egress } from '../../../shared/egress.js';
 import type { TokenBucket } from '../rate-limit.js';
 import type { UdpExchange } from './udp-probe.js';
 
@@ -35,7 +35,8 @@ export async function runExchange(address: string, port: number, exchange: UdpEx
   let socket: dgram.Socket;
   try {
     socket = options.egress.openDatagram(address, port);
-  } catch {
+  } catch (error) {
+    if (!(error instanceof EgressError)) throw error;
     return 'error';
   }
   // Registered at once: the egress has already started the connect.
