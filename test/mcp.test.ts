@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpSessions } from '../src/mcp/sessions.js';
-import { signUp, STORE_KIND } from './helpers/app.js';
+import { buildTestApp, signUp, STORE_KIND } from './helpers/app.js';
 import { finding, startScripted, type Harness } from './helpers/scripted-engines.js';
 import { waitFor } from './helpers/servers.js';
 
@@ -362,4 +362,16 @@ test('MCP sessions end when idle, on a sweep', async () => {
   assert.deepEqual(closed, ['a', 'b']);
   assert.equal(sessions.count(), 0);
   await sessions.closeAll();
+});
+
+test(`MCP: scans_create refuses a scan type this deployment has no engine for (${STORE_KIND})`, async (t) => {
+  // The deployment's own registry: no ZAP engine.
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8' } });
+  const user = await signUp(ctx, { role: 'basic' });
+  const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const { client } = await connect(t, `${address}/mcp`, user.token);
+  const text = await failure(client, 'scans_create', {
+    scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: 'https://127.0.0.1/',
+  });
+  assert.match(text, /ZAP scans need an OWASP ZAP daemon/);
 });
