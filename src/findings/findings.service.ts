@@ -14,7 +14,7 @@ import { judgeRun, markSeen, upsertFindings } from './findings.queries.js';
 import { previousSucceededRun } from '../runs/runs.service.js';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~26 columns a row. */
-export const FINDINGS_BATCH = 200;
+export const FINDINGS_BATCH = 1000;
 
 export interface FindingContext {
   userId: number;
