@@ -94,13 +94,20 @@ async function freshStore(kind: 'pglite' | 'postgres'): Promise<{ store: Store; 
 async function peer(kind: 'pglite' | 'postgres'): Promise<number> {
   const { store, scan, drop } = await freshStore(kind);
   try {
+    // The same rows: linked to a run and to their hosts' targets, as the recorder links them.
+    const run = await sql<{ id: number }>`
+      insert into runs (scan_id, run_index, trigger, status) values (${scan.id}, 0, 'import', 'completed') returning id`.execute(store.db);
+    const runId = run.rows[0]!.id;
+    const hostNames = Array.from({ length: Math.min(HOSTS, TOTAL) }, (_, h) => hostOf(h));
+    await store.db.insertInto('targets').values(hostNames.map((target) => ({ user_id: scan.user_id, target, type: 'Ip' as const }))).execute();
+    const targetIds = new Map((await store.db.selectFrom('targets').select(['id', 'target']).execute()).map((t) => [t.target, Number(t.id)]));
     const started = performance.now();
     for (let from = 0; from < TOTAL; from += PEER_BATCH) {
       const rows: Insertable<FindingsTable>[] = [];
       for (let i = from; i < Math.min(TOTAL, from + PEER_BATCH); i++) {
         const f = findingOf(i);
         rows.push({
-          user_id: scan.user_id, scan_id: scan.id, target_id: null, run_id: null, run_index: 0, fingerprint: fingerprintOf(scan.user_id, f),
+          user_id: scan.user_id, scan_id: scan.id, target_id: targetIds.get(f.hostname) ?? null, run_id: runId, run_index: 0, fingerprint: fingerprintOf(scan.user_id, f),
           name: f.name, description: f.description, solution: f.solution, threat: f.threat, cvss_base: f.cvssBase, cvss_vector: f.cvssVector,
           cve: f.cve, cwe: f.cwe, hostname: f.hostname, host_ip: f.hostIp, port: f.port, protocol: f.protocol, service: f.service,
           scan_type: 'Rampart', engine: 'bench', rule_id: f.ruleId, evidence: f.evidence, engines: ['bench'],
