@@ -65,15 +65,18 @@ export async function judgeRun(db: Db, j: LifecycleJudgement): Promise<Record<Li
   const previous = j.previousRunId ?? null;
   // Fixed rows of an earlier attempt of this run are judged afresh.
   await db.deleteFrom('run_findings').where('run_id', '=', j.runId).where('lifecycle', '=', 'fixed').execute();
+  // Rows whose label does not change are not rewritten (a rewrite costs every index an entry).
   await sql`
-    update run_findings rf set lifecycle = case
-      when exists (select 1 from run_findings p
-                   where p.run_id = ${previous} and p.finding_id = rf.finding_id and p.lifecycle <> 'fixed') then 'still_open'
-      when exists (select 1 from run_findings e join runs r on r.id = e.run_id
-                   where e.finding_id = rf.finding_id and e.lifecycle = 'fixed'
-                     and r.scan_id = ${j.scanId} and r.run_index < ${j.runIndex}) then 'regressed'
-      else 'new' end
-    where rf.run_id = ${j.runId}`.execute(db);
+    update run_findings rf set lifecycle = judged.label
+    from (select s.finding_id, case
+            when exists (select 1 from run_findings p
+                         where p.run_id = ${previous} and p.finding_id = s.finding_id and p.lifecycle <> 'fixed') then 'still_open'
+            when exists (select 1 from run_findings e join runs r on r.id = e.run_id
+                         where e.finding_id = s.finding_id and e.lifecycle = 'fixed'
+                           and r.scan_id = ${j.scanId} and r.run_index < ${j.runIndex}) then 'regressed'
+            else 'new' end as label
+          from run_findings s where s.run_id = ${j.runId}) judged
+    where rf.run_id = ${j.runId} and rf.finding_id = judged.finding_id and rf.lifecycle <> judged.label`.execute(db);
   if (j.complete && previous !== null) {
     await sql`
       insert into run_findings (run_id, finding_id, lifecycle)
@@ -83,7 +86,7 @@ export async function judgeRun(db: Db, j: LifecycleJudgement): Promise<Record<Li
   }
   await sql`
     update findings f set lifecycle = rf.lifecycle
-    from run_findings rf where rf.run_id = ${j.runId} and rf.finding_id = f.id`.execute(db);
+    from run_findings rf where rf.run_id = ${j.runId} and rf.finding_id = f.id and f.lifecycle is distinct from rf.lifecycle`.execute(db);
   const rows = await db
     .selectFrom('run_findings')
     .select(['lifecycle', (eb) => eb.fn.countAll<number>().as('n')])

@@ -17,7 +17,7 @@ import { STORED_FIELDS } from './finding-fields.js';
 import { previousSucceededRun } from '../runs/runs.service.js';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~30 columns a row. */
-export const FINDINGS_BATCH = 200;
+export const FINDINGS_BATCH = 1000;
 
 export interface FindingContext {
   userId: number;

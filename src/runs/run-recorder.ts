@@ -23,7 +23,7 @@ export const MAX_NOTES = 20;
 const PROGRESS_INTERVAL_MS = 500;
 const FINDINGS_FLUSH_MS = 1000;
 /** Findings buffered before a flush; recordFindings writes them FINDINGS_BATCH rows a statement. */
-const FLUSH_AT = FINDINGS_BATCH * 5;
+const FLUSH_AT = FINDINGS_BATCH;
 
 export interface RunRecorder {
   /** Feeds one engine event (progress, host, finding, log). */

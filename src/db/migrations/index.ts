@@ -17,7 +17,7 @@ import * as agentClaims from './0011-agent-claims.js';
 import * as findingDefaultOrder from './0012-finding-default-order.js';
 import * as findingLocation from './0013-finding-location.js';
 import * as engineOptions from './0014-engine-options.js';
-import * as importRuns from './0015-import-runs.js';
+import * as runRecorder from './0015-run-recorder.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -34,5 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0012-finding-default-order': findingDefaultOrder,
   '0013-finding-location': findingLocation,
   '0014-engine-options': engineOptions,
-  '0015-import-runs': importRuns,
+  '0015-run-recorder': runRecorder,
 };
