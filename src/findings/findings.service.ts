@@ -11,7 +11,7 @@ import type { Db } from '../db/database.js';
 import type { FindingsTable, Lifecycle } from '../db/schema.js';
 import type { Finding } from '../engines/engine.js';
 import { judgeRun, markSeen, upsertFindings } from './findings.queries.js';
-import { previousSucceededRun } from '../runs/runs.service.js';
+import { previousSucceededRun } from '../scans/runs.service.js';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~26 columns a row. */
 export const FINDINGS_BATCH = 200;

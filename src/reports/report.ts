@@ -15,8 +15,9 @@
 import type { Lifecycle, ThreatLevel } from '../db/schema.js';
 import { THREATS } from '../findings/findings.schema.js';
 
-export type ReportFormat = 'pdf' | 'csv' | 'html' | 'txt' | 'xml';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'csv', 'html', 'txt', 'xml'];
+import type { ReportFormat } from '../shared/report-formats.js';
+
+export { REPORT_FORMATS, type ReportFormat } from '../shared/report-formats.js';
 
 /** Findings of one run by threat level (CVSS bands: 9.0 / 7.0 / 4.0 / 0.1 / 0), keyed as events count them. */
 export interface ThreatCounts {
@@ -34,11 +35,6 @@ export interface ThreatCounts {
  */
 export function reportUrl(baseUrl: string, scanUuid: string, runIndex: number, format: ReportFormat): string {
   return `${baseUrl.replace(/\/+$/, '')}/api/scans/${format}/${encodeURIComponent(scanUuid)}?run_index=${runIndex}`;
-}
-
-/** The formats a run's report can be downloaded in: every one once the run has completed. */
-export function availableFormats(run: { status: 'current' | 'completed' }): ReportFormat[] {
-  return run.status === 'completed' ? [...REPORT_FORMATS] : [];
 }
 
 export type Threat = ThreatLevel;

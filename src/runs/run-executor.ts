@@ -16,7 +16,7 @@ import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
 import type { EngineRegistry } from './engines.js';
 import { queueRunEndNotices } from './run-end.js';
-import { finishRun, recordProgress } from './runs.queries.js';
+import { finishRun, recordProgress } from '../scans/runs.service.js';
 
 export interface ExecutorDeps {
   db: Db;
