@@ -91,7 +91,7 @@ module.exports = {
       comment: 'Services know nothing of HTTP: no Fastify, no routes; they throw AppError.',
       severity: 'error',
       from: { path: '\\.service\\.ts$' },
-      to: { path: [HTTP_PACKAGES, '\\.routes\\.ts$', '^src/http/(context|error-handler|rate-limit|input-guard|openapi)\\.ts$'] },
+      to: { path: [HTTP_PACKAGES, '\\.routes\\.ts$', '^src/http/(error-handler|rate-limit|input-guard|openapi)\\.ts$'] },
     },
     {
       name: 'modules-not-to-root',
