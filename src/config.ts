@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { ROLES, type Role } from './accounts/roles.js';
+import { ROLES, type Role } from './shared/roles.js';
 import { parseAllowList } from './shared/address-guard.js';
 import { DEFAULT_DATA_DIR } from './db/store-location.js';
 

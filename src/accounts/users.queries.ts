@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { NewUser, User } from '../db/schema.js';
-import type { Role } from './roles.js';
+import type { Role } from '../shared/roles.js';
 
 export function findUserById(db: Db, id: number): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();

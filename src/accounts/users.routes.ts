@@ -6,11 +6,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { authErrors } from '../http/context.js';
+import { authErrors } from '../http/schemas.js';
 import { PageQuerySchema, PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
 import { notFound, validationError } from '../shared/errors.js';
 import { parsePathId, unknownFields } from '../shared/validation.js';
-import { ROLES } from './roles.js';
+import { ROLES } from '../shared/roles.js';
 import { changeUserRole, listUsers, requireAdmin, toPublicUser } from './users.service.js';
 
 const security = [{ bearerAuth: [] }];

@@ -7,7 +7,7 @@ import { hashPassword } from '../shared/crypto.js';
 import { isEmail } from '../shared/validation.js';
 import type { Db } from '../db/database.js';
 import type { User } from '../db/schema.js';
-import { isRole, ROLES, type Role } from './roles.js';
+import { isRole, ROLES, type Role } from '../shared/roles.js';
 import * as users from './users.queries.js';
 
 export const PASSWORD_MIN_LENGTH = 8;

@@ -1,7 +1,7 @@
 /** POST /api/token (public), POST /api/refresh and GET /api/user (bearer). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authErrors } from '../http/context.js';
+import { authErrors } from '../http/schemas.js';
 import { toPublicUser } from '../accounts/users.service.js';
 import { exchangeApiKey, refreshToken } from './auth.service.js';
 import { TokenQuerySchema, tokenResponse, TokenResponseSchema } from './auth.schema.js';

@@ -1,6 +1,6 @@
 /** Request and response schemas of the token endpoints and GET /api/user. */
 import { Type, type Static } from 'typebox';
-import { ROLES } from '../accounts/roles.js';
+import { ROLES } from '../shared/roles.js';
 
 export const TokenQuerySchema = Type.Object({
   key: Type.String({ description: 'The API key to exchange' }),

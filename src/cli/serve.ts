@@ -13,7 +13,7 @@ import { createLogger, type Logger } from '../shared/logger.js';
 import { VERSION } from '../shared/version.js';
 import { startBackground } from '../runs/background.js';
 import { createMailer } from '../mail/mailer.js';
-import { RunQueue } from '../runs/run-queue.js';
+import { RunQueue } from '../scans/run-queue.js';
 import { acquireLock, startAdminChannel, type AdminHandler } from './admin-channel.js';
 import { runAdminCommand } from './admin-commands.js';
 import { secureDataDir } from './data-dir.js';

@@ -3,7 +3,7 @@
  * of truth; keep this file in step with them.
  */
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-import type { Role } from '../accounts/roles.js';
+import type { Role } from '../shared/roles.js';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;

@@ -14,7 +14,7 @@ import type { Finding } from '../engines/engine.js';
 import { judgeRun, markSeen, upsertFindings } from './findings.queries.js';
 import { fingerprintOf } from './finding-identity.js';
 import { STORED_FIELDS } from './finding-fields.js';
-import { previousSucceededRun } from '../runs/runs.service.js';
+import { previousSucceededRun } from '../scans/runs.service.js';
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters at ~30 columns a row. */
 export const FINDINGS_BATCH = 1000;

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authErrors } from '../http/context.js';
+import { authErrors } from '../http/schemas.js';
 import { PageQuerySchema, PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
 import { MessageSchema, StringEnum } from '../http/schemas.js';
 import { LIFECYCLES, STATUSES, THREATS, UrlFilterSchema, VULNERABILITY_SORT_DESCRIPTION } from './findings.schema.js';

@@ -20,3 +20,16 @@ export const PG_INTEGER_MAX = 2_147_483_647;
 /** Laravel's paginated-resource envelope around `item` (DESIGN.md "Pagination"). */
 export const UuidParamsSchema = Type.Object({ uuid: Type.String({ description: 'The scan uuid' }) });
 export const MessageSchema = Type.Object({ message: Type.String() });
+
+/** The Laravel-style error bodies, for response schemas and the OpenAPI document. */
+export const ErrorSchema = Type.Object({ message: Type.String() }, { $id: 'Error', description: 'An error' });
+export const ValidationErrorSchema = Type.Object(
+  { message: Type.String(), errors: Type.Record(Type.String(), Type.Array(Type.String())) },
+  { $id: 'ValidationError', description: 'Validation failed: messages by field' },
+);
+
+/** Standard error responses of an authenticated route, for the OpenAPI document. */
+export const authErrors = {
+  401: Type.Ref('Error'),
+  429: Type.Ref('Error'),
+} as const;

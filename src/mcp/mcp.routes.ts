@@ -15,7 +15,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { bearerToken, requireBearer } from '../http/context.js';
+import { bearerToken, requireBearer } from '../auth/bearer.js';
 import { MCP_PROTOCOL_VERSIONS } from '../discovery/discovery.documents.js';
 import { buildToolBox, createMcpServer, type ToolBox } from './mcp.server.js';
 import { McpSessions, type McpSession } from './sessions.js';

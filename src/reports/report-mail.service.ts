@@ -9,7 +9,7 @@ import { findUserById } from '../accounts/users.service.js';
 import { findScanById } from '../scans/scans.service.js';
 import { THREAT_ORDER, type ReportRecord } from './report.js';
 import * as mailQueries from './report-mail.queries.js';
-import { findRunById } from '../runs/runs.service.js';
+import { findRunById } from '../scans/runs.service.js';
 import { loadRunReport, renderReport, reportFilename, signedReportUrls, type ReportDeps } from './reports.service.js';
 import { AppError } from '../shared/errors.js';
 

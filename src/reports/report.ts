@@ -15,8 +15,9 @@
 import type { Lifecycle, RunTrigger, ThreatLevel } from '../db/schema.js';
 import { THREATS } from '../findings/findings.schema.js';
 
-export type ReportFormat = 'pdf' | 'csv' | 'html' | 'txt' | 'xml';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'csv', 'html', 'txt', 'xml'];
+import type { ReportFormat } from '../shared/report-formats.js';
+
+export { REPORT_FORMATS, type ReportFormat } from '../shared/report-formats.js';
 
 /** Findings of one run by threat level (CVSS bands: 9.0 / 7.0 / 4.0 / 0.1 / 0), keyed as events count them. */
 export interface ThreatCounts {
@@ -36,7 +37,6 @@ export function reportUrl(baseUrl: string, scanUuid: string, runIndex: number, f
   return `${baseUrl.replace(/\/+$/, '')}/api/scans/${format}/${encodeURIComponent(scanUuid)}?run_index=${runIndex}`;
 }
 
-/** The formats a run's report can be downloaded in: every one once the run has completed. */
 /**
  * The engine that ran, as one line (`zap 2.17.0 via daemon`), or null when none was recorded: every
  * report prints the whole line, so a fallback or an unexpected tool version is never silent.
@@ -44,10 +44,6 @@ export function reportUrl(baseUrl: string, scanUuid: string, runIndex: number, f
 export function engineLine(run: { engine: string | null; engineVersion: string | null; engineDetail: string | null }): string | null {
   if (!run.engine) return null;
   return [run.engine, run.engineVersion, run.engineDetail].filter((part) => part).join(' ');
-}
-
-export function availableFormats(run: { status: 'current' | 'completed' }): ReportFormat[] {
-  return run.status === 'completed' ? [...REPORT_FORMATS] : [];
 }
 
 export type Threat = ThreatLevel;

@@ -8,7 +8,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { authErrors } from '../http/context.js';
+import { authErrors } from '../http/schemas.js';
 import { PG_INTEGER_MAX, StringEnum, UuidParamsSchema } from '../http/schemas.js';
 import * as service from './reports.service.js';
 

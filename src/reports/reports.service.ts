@@ -5,13 +5,13 @@
  */
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { mayHaveNarrative } from '../accounts/roles.js';
+import { mayHaveNarrative } from '../shared/roles.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run, Scan, User } from '../db/schema.js';
 import { combinedEvidence } from '../findings/vulnerabilities.service.js';
 import { FIELD_ENTRIES, columnOf } from '../findings/finding-fields.js';
-import { findRunOfScan, keepRunNarrative } from '../runs/runs.service.js';
+import { findRunOfScan, keepRunNarrative } from '../scans/runs.service.js';
 import { findUserById } from '../accounts/users.service.js';
 import { findScanByUuid, requireScan } from '../scans/scans.service.js';
 import { AppError, notFound } from '../shared/errors.js';

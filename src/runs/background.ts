@@ -11,7 +11,7 @@ import { ReportMailWorker } from '../reports/report-mail.worker.js';
 import { WebhookWorker } from '../webhooks/webhook.worker.js';
 import { createEngineRegistry, type EngineRegistry } from '../engines/registry.js';
 import type { ScanType } from '../db/schema.js';
-import type { RunQueue } from './run-queue.js';
+import type { RunQueue } from '../scans/run-queue.js';
 import { createLeaseReaper } from './lease-reaper.js';
 import { Scheduler } from './scheduler.js';
 import { RunWorker } from './worker.js';

@@ -13,9 +13,9 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../shared/logger.js';
 import { PollLoop } from '../shared/poll-loop.js';
 import { findScanById } from '../scans/scans.service.js';
-import type { RunQueue } from './run-queue.js';
+import type { RunQueue } from '../scans/run-queue.js';
 import { queueRunEndNotices } from './run-end.js';
-import { failExpiredRuns, requeueExpiredRuns } from './runs.queries.js';
+import { failExpiredRuns, requeueExpiredRuns } from '../scans/runs.service.js';
 
 /** A run is tried at most twice: once, and once more if its first worker died. */
 export const MAX_RUN_ATTEMPTS = 2;

@@ -12,7 +12,7 @@ import type { EngineEvent } from '../engines/engine.js';
 import { AppError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { startRunRecorder } from './run-recorder.js';
-import { AWAITING_AGENT, insertImportRun, lockCurrentRunForImport } from './runs.queries.js';
+import { AWAITING_AGENT, insertImportRun, lockCurrentRunForImport } from '../scans/runs.service.js';
 
 const IN_PROGRESS = 'A run of this scan is in progress; upload the results when it has ended.';
 

@@ -16,7 +16,7 @@ import type { Logger } from '../shared/logger.js';
 import { FINDINGS_BATCH, judgeRunFindings, recordFindings, type FindingContext } from '../findings/findings.service.js';
 import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
 import { queueRunEndNotices } from './run-end.js';
-import { finishRun, recordProgress } from './runs.queries.js';
+import { finishRun, recordProgress } from '../scans/runs.service.js';
 
 /** Notes kept per run: enough to explain a run, never a flood. */
 export const MAX_NOTES = 20;

@@ -9,8 +9,8 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../shared/logger.js';
 import { lockDueScans, setNextRunAt } from '../scans/scans.service.js';
 import { advance, scheduleOf } from '../scans/scan-schedule.js';
-import type { RunQueue } from './run-queue.js';
-import { enqueueRun } from './runs.service.js';
+import type { RunQueue } from '../scans/run-queue.js';
+import { enqueueRun } from '../scans/runs.service.js';
 
 const BATCH = 100;
 

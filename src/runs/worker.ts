@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Run, ScanType } from '../db/schema.js';
 import { executeRun, type ExecutorDeps } from './run-executor.js';
-import type { RunQueue } from './run-queue.js';
-import { claimRun, releaseLease, renewLease } from './runs.queries.js';
+import type { RunQueue } from '../scans/run-queue.js';
+import { claimRun, releaseLease, renewLease } from '../scans/runs.service.js';
 
 export interface WorkerOptions {
   /** The scan types whose runs this worker claims. */

@@ -1,7 +1,7 @@
 /** The scan endpoints of the spec, plus rerun (DESIGN.md), show and the schedule preview. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authErrors } from '../http/context.js';
+import { authErrors } from '../http/schemas.js';
 import { MessageSchema, UuidParamsSchema } from '../http/schemas.js';
 import {
   CreateScanBodySchema,

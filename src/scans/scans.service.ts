@@ -10,9 +10,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Scan, ScansTable, User } from '../db/schema.js';
 import type { Updateable } from 'kysely';
-import { ensureTargets } from '../targets/targets.service.js';
-import { AWAITING_AGENT, enqueueRun, findCurrentRun, runsSummary } from '../runs/runs.service.js';
-import type { RunQueue } from '../runs/run-queue.js';
+import { AWAITING_AGENT, enqueueRun, findCurrentRun, runsSummary } from './runs.service.js';
+import type { RunQueue } from './run-queue.js';
 import { removeLoginScript, storeLoginScript } from './login-scripts.js';
 import * as scans from './scans.queries.js';
 import type { CreateScanBody, ScanResource, UpdateScanBody } from './scans.schema.js';
@@ -38,6 +37,13 @@ export interface ScanDeps {
   clock: () => Date;
   /** Which engine serves each scan type here: a type with none is refused. */
   engines: EngineRegistry;
+  /**
+   * Records the hosts a scan names as the account's targets (Unknown until scanned), inside the
+   * scan's transaction. A port, not an import: the targets module sits above scans (a target's
+   * vulnerabilities come from findings, which read scans), so the composition root passes
+   * targets.service's ensureTargets in.
+   */
+  recordNamedTargets: (db: Db, userId: number, hosts: string[]) => Promise<unknown>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -117,7 +123,7 @@ export async function createScan(deps: ScanDeps, user: User, body: CreateScanBod
         schedule_anchor: schedule ? formatAnchor(schedule) : null,
         next_run_at: plan.nextRunAt,
       });
-      await ensureTargets(trx, user.id, namedHosts(valid.targets));
+      await deps.recordNamedTargets(trx, user.id, namedHosts(valid.targets));
       if (unmanaged) await enqueueRun(trx, undefined, { scanId: created.id, trigger: 'create', progress: AWAITING_AGENT });
       else if (plan.runNow) await enqueueRun(trx, undefined, { scanId: created.id, trigger: 'create' });
       return created;
@@ -194,7 +200,7 @@ export async function updateScan(deps: ScanDeps, user: User, uuid: string, body:
   changes.zap_authenticated = body.remove_login_script ? false : (body.zap_authenticated ?? (valid.loginScript !== undefined ? true : scan.zap_authenticated));
   return db.transaction().execute(async (trx) => {
     const updated = await scans.updateScan(trx, scan.id, changes);
-    if (valid.targets) await ensureTargets(trx, user.id, namedHosts(valid.targets));
+    if (valid.targets) await deps.recordNamedTargets(trx, user.id, namedHosts(valid.targets));
     return updated;
   });
 }

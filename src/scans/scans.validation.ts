@@ -6,7 +6,7 @@
 import { AppError, validationError, type FieldErrors } from '../shared/errors.js';
 import { unknownFields } from '../shared/validation.js';
 import { resolveAndCheck, type createAddressGuard } from '../shared/address-guard.js';
-import { mayHaveNarrative, type Role } from '../accounts/roles.js';
+import { mayHaveNarrative, type Role } from '../shared/roles.js';
 import { decodeLoginScript } from './login-scripts.js';
 import { isTimeZone, parseStartDate, parseStartTime, type LocalDate, type LocalTime } from './schedule.js';
 import { hostOf, parseScanTargets, type ParsedTarget, type ScanType } from './targets.js';

@@ -1,9 +1,9 @@
 /**
  * Parsers for a scan's free-form schedule fields: `scan_start_date` and `scan_start_time` as the
  * user typed them, turned into a wall-clock date or time, or into an error message fit for a 422.
- * Re-exported by `schedule.ts`, which owns the types they produce.
+ * Re-exported by `schedule.ts`; the types they produce are in `schedule-types.ts`.
  */
-import type { LocalDate, LocalTime, ParseResult } from './schedule.js';
+import type { LocalDate, LocalTime, ParseResult } from './schedule-types.js';
 
 const MIN_YEAR = 2000;
 const MAX_YEAR = 2100;

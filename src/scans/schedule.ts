@@ -9,6 +9,7 @@
  * *overlap* one that happens twice in autumn.
  */
 import { daysInMonth } from './schedule-input.js';
+import type { LocalDate, LocalDateTime, LocalTime, ParseResult } from './schedule-types.js';
 import { IANAZone } from 'luxon';
 
 /** Every value of `scan_frequency`, in the order the API documents them. */
@@ -17,27 +18,7 @@ export const FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quarterly
 /** A scan's frequency; `Unmanaged` scans are run by the account holder and have no schedule. */
 export type Frequency = (typeof FREQUENCIES)[number];
 
-/** A wall-clock date in the scan's zone; month is 1-12. */
-export interface LocalDate {
-  year: number;
-  month: number;
-  day: number;
-}
-
-/** A wall-clock time in the scan's zone: hour 0-23, minute 0-59. */
-export interface LocalTime {
-  hour: number;
-  minute: number;
-}
-
-/** A wall-clock date and time in the scan's zone. */
-export interface LocalDateTime {
-  date: LocalDate;
-  time: LocalTime;
-}
-
-/** A parser's answer: the value, or an error message fit for a 422. */
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type { LocalDate, LocalDateTime, LocalTime, ParseResult } from './schedule-types.js';
 
 /** A scan's schedule: what `buildSchedule` makes and every other function here reads. */
 export interface Schedule {

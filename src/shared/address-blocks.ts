@@ -27,7 +27,17 @@
  * | 64:ff9b::/96              | as its IPv4 | NAT64 (RFC 6052): DNS64 hands these out for every IPv4-only name on IPv6-only hosts, so refusing the block would break them; the gateway delivers to the embedded IPv4, so that is what is judged |
  * | everything else           | public      |                                                        |
  */
-import type { AddressClass } from './address-guard.js';
+/** What an address is, as the table above classifies it; the guard decides from the class. */
+export type AddressClass =
+  | 'public'
+  | 'loopback'
+  | 'private'
+  | 'link-local'
+  | 'cgnat'
+  | 'metadata'
+  | 'multicast'
+  | 'unspecified'
+  | 'reserved';
 
 /** The IPv4 blocks, in dotted-quad CIDR notation, each with its class. */
 export const IPV4_BLOCKS: readonly (readonly [string, AddressClass])[] = [

@@ -15,18 +15,9 @@
 import { lookup as lookupDns } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { IPV4_BLOCKS, IPV6_BLOCKS } from './address-blocks.js';
+import { IPV4_BLOCKS, IPV6_BLOCKS, type AddressClass } from './address-blocks.js';
 
-export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'cgnat'
-  | 'metadata'
-  | 'multicast'
-  | 'unspecified'
-  | 'reserved';
+export type { AddressClass } from './address-blocks.js';
 
 export interface AddressVerdict {
   allowed: boolean;

@@ -10,8 +10,16 @@
  * docs/DECISIONS.md "Egress guard" for why not undici.
  */
 import http from 'node:http';
+import type net from 'node:net';
+import type tls from 'node:tls';
 import { EgressError } from './egress-error.js';
-import type { Egress, EgressTlsOptions } from './egress.js';
+import type { EgressConnectOptions, EgressTlsOptions } from './egress-connect-options.js';
+
+/** What a fetch needs of the egress (egress.ts `Egress` has it): guarded plain and TLS connects. */
+export interface EgressConnector {
+  connect(options: EgressConnectOptions): Promise<net.Socket>;
+  connectTls(options: EgressTlsOptions): Promise<tls.TLSSocket>;
+}
 
 /** What to send and how far to go. */
 export interface EgressFetchInit {
@@ -50,7 +58,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 /** `Egress.fetch`: see the module comment. Throws `EgressError` (refused, timeout, too-many-redirects, bad-url...). */
-export async function egressFetch(egress: Egress, input: string | URL, init: EgressFetchInit = {}): Promise<EgressResponse> {
+export async function egressFetch(egress: EgressConnector, input: string | URL, init: EgressFetchInit = {}): Promise<EgressResponse> {
   const timeoutMs = init.timeoutMs ?? 30_000;
   const maxRedirects = init.redirect === 'manual' ? 0 : (init.maxRedirects ?? 5);
   const controller = new AbortController();
@@ -107,7 +115,7 @@ function httpUrl(input: string | URL): URL {
 type Hop = { method: string; headers: Record<string, string>; body: string | Uint8Array | undefined };
 
 /** One request on a fresh guarded connection (no keep-alive); the socket is gone when it settles. */
-async function exchange(egress: Egress, url: URL, hop: Hop, init: EgressFetchInit, signal: AbortSignal): Promise<Omit<EgressResponse, 'url' | 'redirects'>> {
+async function exchange(egress: EgressConnector, url: URL, hop: Hop, init: EgressFetchInit, signal: AbortSignal): Promise<Omit<EgressResponse, 'url' | 'redirects'>> {
   const secure = url.protocol === 'https:';
   const connect = {
     host: url.hostname,

@@ -25,22 +25,8 @@ import { egressFetch, type EgressFetchInit, type EgressResponse } from './egress
 
 export { EgressError, type EgressErrorCode } from './egress-error.js';
 export type { EgressFetchInit, EgressResponse } from './egress-fetch.js';
-
-/** Where to connect: a host name or literal address, a port, and the bounds of the attempt. */
-export interface EgressConnectOptions {
-  host: string;
-  port: number;
-  /** Per address tried; the egress default (the deployment's connect timeout) if absent. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-/** TLS on top of a guarded connection. The certificate is verified unless `tls.rejectUnauthorized` is false. */
-export interface EgressTlsOptions extends EgressConnectOptions {
-  /** The name sent as SNI and checked against the certificate; default `host` (none for an IP literal). */
-  servername?: string;
-  tls?: Omit<tls.ConnectionOptions, 'host' | 'port' | 'socket' | 'servername' | 'lookup' | 'path'>;
-}
+export type { EgressConnectOptions, EgressTlsOptions } from './egress-connect-options.js';
+import type { EgressConnectOptions, EgressTlsOptions } from './egress-connect-options.js';
 
 /** The one guarded network surface engines take as a dependency (`EngineJob.egress`). */
 export interface Egress {

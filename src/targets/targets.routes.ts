@@ -1,7 +1,7 @@
 /** The target endpoints of the spec: list, show, delete, and a target's vulnerabilities. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authErrors } from '../http/context.js';
+import { authErrors } from '../http/schemas.js';
 import { PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
 import { MessageSchema } from '../http/schemas.js';
 import { TargetIdParamsSchema, TargetListQuerySchema, TargetVulnerabilitiesQuerySchema } from './targets.schema.js';

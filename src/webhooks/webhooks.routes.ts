@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authErrors } from '../http/context.js';
+import { authErrors } from '../http/schemas.js';
 import { MessageSchema } from '../http/schemas.js';
 import { CreateWebhookSchema, UpdateWebhookSchema } from './webhooks.schema.js';
 import * as service from './webhooks.service.js';

@@ -3,8 +3,7 @@
  * `version.number` and the tagline "You Know, for Search"; with security on, a 401 whose JSON
  * error is a `security_exception`. Since 7.14 every answer carries `X-elastic-product`.
  */
-import type { HttpResponse } from './http.js';
-import type { Identified } from './info.js';
+import type { HttpResponse, Identified } from './info.js';
 
 interface RootDocument {
   cluster_name?: unknown;

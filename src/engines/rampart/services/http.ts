@@ -7,15 +7,10 @@ import net from 'node:net';
 import { MAX_ANSWER_BYTES, type Session } from '../protocols/session.js';
 import { cpeFor } from './cpe.js';
 import { identifyElasticsearch } from './elasticsearch.js';
-import type { Identified } from './info.js';
+import type { HttpResponse, Identified } from './info.js';
 import type { Endpoint } from '../checks/check.js';
 
-export interface HttpResponse {
-  status: number;
-  /** Lower-case names; repeated headers joined with `, `. */
-  headers: Map<string, string>;
-  body: Buffer;
-}
+export type { HttpResponse } from './info.js';
 
 /** The request line and headers of our one request; `Host` carries a non-default port. */
 export function rootRequest(endpoint: Endpoint, tls: boolean): string {

@@ -12,6 +12,14 @@ export interface Identified {
   details?: Record<string, string>;
 }
 
+/** An HTTP answer as `http.ts` parses it; here so that protocol files reading one (elasticsearch.ts) need not import http.ts, which calls them. */
+export interface HttpResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with `, `. */
+  headers: Map<string, string>;
+  body: Buffer;
+}
+
 /** A complete `ServiceInfo`, with the CPE looked up from product and version. */
 export function toServiceInfo(found: Identified, banner: string | null, tls: boolean): ServiceInfo {
   const product = found.product ?? null;

@@ -1,9 +1,12 @@
-/** Runs as the API shows them, and queueing new ones. */
+/**
+ * A scan's runs: the API's view of them, queueing new ones, and the queue's operations the run
+ * worker, the scheduler and the lease reaper (src/runs/) use. The runs table is the queue.
+ */
 import type { Db } from '../db/database.js';
 import type { Run, Scan } from '../db/schema.js';
-import type { RunResource } from '../scans/scans.schema.js';
+import { availableFormats } from '../shared/report-formats.js';
+import type { RunResource } from './scans.schema.js';
 import * as runs from './runs.queries.js';
-import { availableFormats } from '../reports/report.js';
 import type { RunQueue } from './run-queue.js';
 
 export { AWAITING_AGENT } from './runs.queries.js';
@@ -26,6 +29,25 @@ export const findRunOfScan = runs.findRunOfScan;
 /** Stores a run's attack narrative once; returns the one kept (the first writer's). */
 export const keepRunNarrative = runs.keepRunNarrative;
 export const previousSucceededRun = runs.previousSucceededRun;
+
+/** Claims the oldest queued run for a worker with a lease (`FOR UPDATE SKIP LOCKED`). */
+export const claimRun = runs.claimRun;
+/** Extends a worker's lease on its run; false when the worker no longer holds it. */
+export const renewLease = runs.renewLease;
+/** Gives a run back to the queue without counting an attempt (a worker stopping). */
+export const releaseLease = runs.releaseLease;
+/** Puts runs whose lease expired back in the queue, once. */
+export const requeueExpiredRuns = runs.requeueExpiredRuns;
+/** Fails runs whose lease expired once too often or that no worker took over. */
+export const failExpiredRuns = runs.failExpiredRuns;
+/** Stores a running run's progress and host counts. */
+export const recordProgress = runs.recordProgress;
+/** Completes a run with its outcome. */
+export const finishRun = runs.finishRun;
+/** Locks the scan's current run (if any) for an import, in the import's transaction. */
+export const lockCurrentRunForImport = runs.lockCurrentRunForImport;
+/** Inserts the completed-to-be run of an import, with the scan's next run index. */
+export const insertImportRun = runs.insertImportRun;
 
 export function toRunResource(run: Run): RunResource {
   return {
