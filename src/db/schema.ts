@@ -85,6 +85,9 @@ export interface ScansTable {
   updated_at: UpdatedAt;
 }
 
+/** What starts a run: the scan's creation, its schedule, a rerun, or an upload of results. */
+export type RunTrigger = 'create' | 'schedule' | 'rerun' | 'import';
+
 export interface RunsTable {
   id: Generated<number>;
   scan_id: number;
@@ -93,7 +96,8 @@ export interface RunsTable {
   outcome: RunOutcome | null;
   progress: ColumnType<string, string | undefined, string>;
   progress_percent: ColumnType<number, number | undefined, number>;
-  trigger: 'create' | 'schedule' | 'rerun';
+  /** What started the run; 'import' for uploaded results (migration 0015). */
+  trigger: RunTrigger;
   scheduled_for: Date | null;
   engine: string | null;
   engine_version: string | null;

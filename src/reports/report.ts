@@ -12,7 +12,7 @@
  * - fixed finding: one the previous successful run of the scan saw and this run did not.
  */
 
-import type { Lifecycle, ThreatLevel } from '../db/schema.js';
+import type { Lifecycle, RunTrigger, ThreatLevel } from '../db/schema.js';
 import { THREATS } from '../findings/findings.schema.js';
 
 export type ReportFormat = 'pdf' | 'csv' | 'html' | 'txt' | 'xml';
@@ -131,7 +131,7 @@ export interface ReportRecord {
   };
   run: {
     index: number;
-    trigger: 'create' | 'schedule' | 'rerun';
+    trigger: RunTrigger;
     status: 'current' | 'completed';
     outcome: 'succeeded' | 'failed' | 'cancelled' | null;
     error: string | null;

@@ -9,9 +9,13 @@ import type { Run, RunOutcome } from '../db/schema.js';
 
 export const AWAITING_AGENT = 'Awaiting agent';
 
-/** Updates `runId` only while `workerId` holds its lease and it is still current. */
-function updateOwnedRun(db: Db, runId: number, workerId: string) {
-  return db.updateTable('runs').where('id', '=', runId).where('lease_owner', '=', workerId).where('status', '=', 'current');
+/**
+ * Updates `runId` only while `workerId` holds its lease and it is still current. A null owner (an
+ * import) updates it only while no worker holds it.
+ */
+function updateOwnedRun(db: Db, runId: number, workerId: string | null) {
+  const run = db.updateTable('runs').where('id', '=', runId).where('status', '=', 'current');
+  return workerId === null ? run.where('lease_owner', 'is', null) : run.where('lease_owner', '=', workerId);
 }
 
 /**
@@ -100,10 +104,11 @@ export async function renewLease(db: Db, runId: number, workerId: string, leaseS
   return row !== undefined;
 }
 
+/** Records a run's progress while `workerId` holds it (null: while no worker does). */
 export async function recordProgress(
   db: Db,
   runId: number,
-  workerId: string,
+  workerId: string | null,
   fields: { percent: number; engine?: string; engineVersion?: string; hostsUp?: number; hostsDown?: number; findings?: number },
 ): Promise<boolean> {
   const row = await updateOwnedRun(db, runId, workerId)
@@ -120,10 +125,11 @@ export async function recordProgress(
   return row !== undefined;
 }
 
+/** Ends a run while `workerId` holds it (null: while no worker does); undefined when it lost it. */
 export async function finishRun(
   db: Db,
   runId: number,
-  workerId: string,
+  workerId: string | null,
   result: {
     outcome: RunOutcome;
     error: string | null;
@@ -154,6 +160,8 @@ export async function finishRun(
       hosts_down: result.hostsDown,
       findings_count: result.findings,
       completed_at: sql`now()`,
+      // An imported run was never claimed: it started when its results arrived.
+      started_at: sql`coalesce(started_at, now())`,
       lease_owner: null,
       lease_expires_at: null,
     })
@@ -167,6 +175,29 @@ export function listRuns(db: Db, scanId: number): Promise<Run[]> {
 
 export function findCurrentRun(db: Db, scanId: number): Promise<Run | undefined> {
   return db.selectFrom('runs').selectAll().where('scan_id', '=', scanId).where('status', '=', 'current').executeTakeFirst();
+}
+
+/**
+ * Inside a transaction: waits for any other import of the scan to end (imports of one scan are
+ * serialised), then returns the scan's current run, locked, if it has one.
+ */
+export async function lockCurrentRunForImport(trx: Db, scanId: number): Promise<Run | undefined> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`run-import:${scanId}`}, 0))`.execute(trx);
+  return trx.selectFrom('runs').selectAll().where('scan_id', '=', scanId).where('status', '=', 'current').forUpdate().executeTakeFirst();
+}
+
+/**
+ * Adds a run for imported results (trigger 'import', started now, unleased so that only its
+ * transaction's own writes touch it). Undefined when the scan has a current run after all.
+ */
+export async function insertImportRun(trx: Db, scanId: number): Promise<Run | undefined> {
+  const result = await sql<Run>`
+    insert into runs (scan_id, run_index, trigger, progress, started_at)
+    select ${scanId}, coalesce(max(run_index) + 1, 0), 'import', 'Importing', now()
+    from runs where scan_id = ${scanId}
+    on conflict do nothing
+    returning *`.execute(trx);
+  return result.rows[0];
 }
 
 /** Gives a run back to the queue without counting the attempt (its worker is shutting down). */

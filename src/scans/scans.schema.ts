@@ -84,7 +84,7 @@ export const RunSchema = Type.Object({
   completed_at: Nullable(Type.String({ format: 'date-time' })),
   scan_progress: Type.String(),
   available_formats: Type.Array(StringEnum(['pdf', 'csv', 'html', 'txt', 'xml'] as const)),
-  trigger: StringEnum(['create', 'schedule', 'rerun'] as const),
+  trigger: StringEnum(['create', 'schedule', 'rerun', 'import'] as const),
   engine: Nullable(Type.String()),
   engine_version: Nullable(Type.String()),
   queued_at: Type.String({ format: 'date-time' }),

@@ -15,6 +15,7 @@ import * as webhooks from './0009-webhooks.js';
 import * as webhookAttempts from './0010-webhook-attempts.js';
 import * as agentClaims from './0011-agent-claims.js';
 import * as findingDefaultOrder from './0012-finding-default-order.js';
+import * as importRuns from './0015-import-runs.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0010-webhook-attempts': webhookAttempts,
   '0011-agent-claims': agentClaims,
   '0012-finding-default-order': findingDefaultOrder,
+  '0015-import-runs': importRuns,
 };

@@ -23,7 +23,7 @@ export function drawCover(pen: Pen): void {
 
   const outcome = run.outcome ?? (run.status === 'current' ? 'in progress' : 'unknown');
   const outcomeColor = { succeeded: '#2e7d32', failed: DANGER, cancelled: MUTED }[run.outcome ?? 'cancelled'];
-  const trigger = { create: 'started when the scan was created', schedule: 'scheduled', rerun: 're-run on request' }[run.trigger];
+  const trigger = { create: 'started when the scan was created', schedule: 'scheduled', rerun: 're-run on request', import: 'imported from uploaded results' }[run.trigger];
   const completed =
     run.completedAt && run.startedAt
       ? `${formatUtc(run.completedAt)}  (took ${formatDuration(run.completedAt.getTime() - run.startedAt.getTime())})`
