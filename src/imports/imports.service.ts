@@ -9,7 +9,13 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../shared/logger.js';
 import { importFile } from '../engines/importers/import-file.js';
 import { importRun } from '../runs/run-import.service.js';
-import { requireScan } from '../scans/scans.service.js';
+import { findScanByUuid, requireScan } from '../scans/scans.service.js';
+import type { Scan } from '../db/schema.js';
+import type { EngineEvent } from '../engines/engine.js';
+import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { notFound } from '../shared/errors.js';
+import { tooLarge } from './upload-spool.js';
 import { AppError, fieldError } from '../shared/errors.js';
 import { spoolUpload } from './upload-spool.js';
 
@@ -17,6 +23,8 @@ import { spoolUpload } from './upload-spool.js';
 export interface ImportOutcome {
   runIndex: number;
   findings: number;
+  hostsUp: number;
+  hostsDown: number;
   engine: { name: string; version: string };
 }
 
@@ -32,14 +40,46 @@ export async function importResults(deps: ImportDeps, userId: number, uuid: stri
   const scan = await requireScan(deps.db, userId, uuid);
   const spooled = await spoolUpload(body, deps.config.uploadMaxBytes);
   try {
-    const { engine, events } = await importFile(spooled.open());
-    const { runIndex, findings } = await importRun(deps, scan, { engine, events });
-    return { runIndex, findings, engine };
+    return await importInto(deps, scan, spooled.open());
+  } finally {
+    await spooled.remove();
+  }
+}
+
+/**
+ * Imports a local file into the scan `uuid` of any account (`rampart import`, an administrator's
+ * command): no spooling, a local file is not a slow client.
+ */
+export async function importResultsFile(deps: ImportDeps, uuid: string, file: string): Promise<ImportOutcome> {
+  const scan = await findScanByUuid(deps.db, uuid.toLowerCase());
+  if (!scan) throw notFound('Scan');
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => {
+      throw new AppError('validation_failed', `Cannot read ${file}.`);
+    },
+  );
+  if (size > deps.config.uploadMaxBytes) throw tooLarge(deps.config.uploadMaxBytes);
+  return importInto(deps, scan, createReadStream(file, { highWaterMark: 64 * 1024 }));
+}
+
+/** Detects, parses and records one file, counting the hosts as they pass. */
+async function importInto(deps: ImportDeps, scan: Scan, source: AsyncIterable<Uint8Array | string>): Promise<ImportOutcome> {
+  try {
+    const { engine, events } = await importFile(source);
+    const hosts = new Map<string, boolean>();
+    async function* counted(): AsyncGenerator<EngineEvent> {
+      for await (const event of events) {
+        if (event.type === 'host') hosts.set(event.address, event.state === 'up' || hosts.get(event.address) === true);
+        yield event;
+      }
+    }
+    const { runIndex, findings } = await importRun(deps, scan, { engine, events: counted() });
+    const up = [...hosts.values()].filter(Boolean).length;
+    return { runIndex, findings, hostsUp: up, hostsDown: hosts.size - up, engine };
   } catch (error) {
     // The importers say what is wrong with the file; the API names the field it came in.
     if (error instanceof AppError && error.code === 'validation_failed' && !error.errors) throw fieldError('file', error.message);
     throw error;
-  } finally {
-    await spooled.remove();
   }
 }
