@@ -224,6 +224,9 @@ test('broken input: malformed XML, bad JSON, unknown formats and empty files are
   await rejects422(() => importFile(chunked('<html><body/></html>')), /Accepted formats/);
   await rejects422(() => importFile(chunked(' \n ')), /empty/);
   await rejects422(async () => collect((await importOpenvasXml(chunked('<nmaprun/>'))).events), /not a Greenbone report/);
+  // Nesting far beyond any report: refused instead of growing a stack per level.
+  await rejects422(async () => collect((await importFile(Readable.from([`<nmaprun version="1">${'<a>'.repeat(100_000)}`]))).events), /nests deeper/);
+  await rejects422(async () => collect((await importFile(Readable.from([`[{"template-id":"x","info":${'['.repeat(100_000)}`]))).events), /nests deeper/);
 });
 
 test('the format is detected from the content', () => {

@@ -4,20 +4,18 @@
  * its tool detected from the content and parsed by the importers (422), and its hosts and
  * findings recorded as a completed run through the run recorder, in one transaction.
  */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import type { Logger } from '../shared/logger.js';
+import type { Scan } from '../db/schema.js';
+import type { EngineEvent } from '../engines/engine.js';
 import { importFile } from '../engines/importers/import-file.js';
 import { importRun } from '../runs/run-import.service.js';
 import { findScanByUuid, requireScan } from '../scans/scans.service.js';
-import type { Scan } from '../db/schema.js';
-import type { EngineEvent } from '../engines/engine.js';
-import { stat } from 'node:fs/promises';
-import { createReadStream } from 'node:fs';
-import { notFound } from '../shared/errors.js';
-import { tooLarge } from './upload-spool.js';
-import { AppError, fieldError } from '../shared/errors.js';
-import { spoolUpload } from './upload-spool.js';
+import { AppError, fieldError, notFound } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { spoolUpload, tooLarge } from './upload-spool.js';
 
 /** What an import did. */
 export interface ImportOutcome {

@@ -14,6 +14,9 @@ export type JsonPath = readonly (string | number)[];
 /** What the reader yields. */
 export type JsonItem = { kind: 'record'; path: JsonPath; value: unknown } | { kind: 'scalar'; path: JsonPath; value: unknown };
 
+/** Deepest nesting accepted (results nest a few levels; 25 MB of `[` would nest millions). */
+const MAX_DEPTH = 256;
+
 interface Token {
   name: string;
   value?: unknown;
@@ -81,6 +84,7 @@ export async function* readJson(source: AsyncIterable<Uint8Array | string>, isRe
         const building = inRecord() || record;
         const value = building ? (isArray ? [] : {}) : null;
         if (inRecord()) attach(key, value);
+        if (stack.length >= MAX_DEPTH) throw invalidFile(`The JSON nests deeper than ${MAX_DEPTH} levels.`);
         stack.push({ value, isArray, key, next: 0, record });
         return;
       }

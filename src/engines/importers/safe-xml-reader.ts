@@ -30,6 +30,8 @@ export type RecordPredicate = (path: readonly string[]) => boolean;
 
 /** Elements in one record at most: a record larger than this is a hostile or broken file. */
 const MAX_RECORD_NODES = 200_000;
+/** Deepest nesting accepted (scanner reports nest a dozen levels; 25 MB of `<a>` would nest millions). */
+const MAX_DEPTH = 256;
 
 function refuseDoctype(doctype: string): void {
   if (/\[/.test(doctype) || /\b(SYSTEM|PUBLIC)\b/.test(doctype) || /<!ENTITY/i.test(doctype)) {
@@ -63,6 +65,7 @@ export async function* readXml(source: AsyncIterable<Uint8Array | string>, isRec
     for (const [key, value] of Object.entries(tag.attributes)) attrs[key] = String(value);
     const node: XmlNode = { name: tag.name, attrs, text: '', children: [] };
     path.push(tag.name);
+    if (path.length > MAX_DEPTH) failure ??= new AppError('validation_failed', `The XML nests deeper than ${MAX_DEPTH} elements.`);
     if (building.length > 0) {
       if (++recordNodes > MAX_RECORD_NODES) failure ??= new AppError('validation_failed', `An XML <${path[recordDepth]}> element is too large to import.`);
       building[building.length - 1]!.children.push(node);
