@@ -66,6 +66,8 @@ export async function* readXml(source: AsyncIterable<Uint8Array | string>, isRec
     const node: XmlNode = { name: tag.name, attrs, text: '', children: [] };
     path.push(tag.name);
     if (path.length > MAX_DEPTH) failure ??= new AppError('validation_failed', `The XML nests deeper than ${MAX_DEPTH} elements.`);
+    // After a failure the rest of the chunk is only skimmed: nothing is built or queued.
+    if (failure !== null) return;
     if (building.length > 0) {
       if (++recordNodes > MAX_RECORD_NODES) failure ??= new AppError('validation_failed', `An XML <${path[recordDepth]}> element is too large to import.`);
       building[building.length - 1]!.children.push(node);
@@ -84,6 +86,10 @@ export async function* readXml(source: AsyncIterable<Uint8Array | string>, isRec
   parser.on('text', onText);
   parser.on('cdata', onText);
   parser.on('closetag', () => {
+    if (failure !== null) {
+      path.pop();
+      return;
+    }
     if (building.length > 0) {
       const node = building.pop()!;
       if (building.length === 0) {
