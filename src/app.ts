@@ -25,6 +25,7 @@ import { createAddressGuard } from './shared/address-guard.js';
 import { RunQueue } from './scans/run-queue.js';
 import { ScanSchema } from './scans/scans.schema.js';
 import { scanRoutes } from './scans/scans.routes.js';
+import { importRoutes } from './imports/imports.routes.js';
 import { TargetSchema, VulnerabilitySchema } from './findings/findings.schema.js';
 import { vulnerabilityRoutes } from './findings/vulnerabilities.routes.js';
 import { targetRoutes } from './targets/targets.routes.js';
@@ -111,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         authed.addHook('onRequest', requireBearer);
         await authed.register(authRoutes);
         await authed.register(scanRoutes);
+        await authed.register(importRoutes);
         await authed.register(vulnerabilityRoutes);
         await authed.register(targetRoutes);
         await authed.register(reportRoutes);

@@ -26,6 +26,7 @@ const EnvSchema = Type.Object({
   RAMPART_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   RAMPART_REDIS_PREFIX: Type.String({ minLength: 1, default: 'rampart:' }),
   RAMPART_BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  RAMPART_UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1024, default: 26_214_400 }),
   RAMPART_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -100,6 +101,8 @@ export interface Config {
   /** Prefix of every Redis key, so several deployments can share one Redis. */
   redisPrefix: string;
   bodyLimit: number;
+  /** Largest results file accepted by POST /api/scans/{uuid}/results and `rampart import`. */
+  uploadMaxBytes: number;
   logLevel: string;
   trustProxy: boolean;
   agentCodeTtlSeconds: number;
@@ -168,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: parsed.RAMPART_REDIS_URL,
     redisPrefix: parsed.RAMPART_REDIS_PREFIX,
     bodyLimit: parsed.RAMPART_BODY_LIMIT,
+    uploadMaxBytes: parsed.RAMPART_UPLOAD_MAX_BYTES,
     logLevel: parsed.RAMPART_LOG_LEVEL,
     trustProxy: parsed.RAMPART_TRUST_PROXY,
     agentCodeTtlSeconds: parsed.RAMPART_AGENT_CODE_TTL,

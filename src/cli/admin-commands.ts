@@ -10,6 +10,7 @@ import { changeUserRole, createUser, findUserByEmail, toPublicUser } from '../ac
 import { createApiKey, deleteApiKey, listApiKeys, toPublicApiKey } from '../accounts/api-keys.service.js';
 import { syncVulnDb, vulnDbStatus } from '../vulndb/vulndb.service.js';
 import type { AdminCommand, AdminContext, AdminResult } from './admin-types.js';
+import { importResultsFile } from '../imports/imports.service.js';
 
 /** One sync at a time per process: a second would download everything again beside the first. */
 let syncing = false;
@@ -81,6 +82,13 @@ export async function runAdminCommand(store: Store, cmd: AdminCommand, context: 
       } finally {
         syncing = false;
       }
+    }
+    case 'import': {
+      if (!context.config) throw new AppError('internal', 'The import command needs the configuration.');
+      const silent = { info() {}, warn() {}, error() {} };
+      const outcome = await importResultsFile({ db, config: context.config, log: context.log ?? silent }, cmd.scan, cmd.file);
+      const { hostsUp, hostsDown, findings } = outcome;
+      return { lines: [`Imported ${cmd.file} (${outcome.engine.name} ${outcome.engine.version}) as run ${outcome.runIndex}: ${findings} finding${findings === 1 ? '' : 's'}, ${hostsUp} host${hostsUp === 1 ? '' : 's'} up, ${hostsDown} down.`] };
     }
     case 'vulndb.status': {
       const status = await vulnDbStatus(db);

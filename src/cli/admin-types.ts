@@ -2,6 +2,8 @@
  * The shapes of admin commands, their context and their answers: types only, so the CLI's admin
  * channel client can name them without loading the commands (and the store) themselves.
  */
+import type { Config } from '../config.js';
+import type { Logger } from '../shared/logger.js';
 import type { VulnDbSources } from '../vulndb/sources.js';
 
 export type AdminCommand =
@@ -16,12 +18,17 @@ export type AdminCommand =
    * run by the server for the CLI downloads what the person running the CLI asked for.
    */
   | { command: 'vulndb.sync'; sources: VulnDbSources; full?: boolean | undefined; retries?: number | undefined; timeoutSeconds?: number | undefined }
-  | { command: 'vulndb.status' };
+  | { command: 'vulndb.status' }
+  /** `file` is an absolute path, read by whichever process runs the command (same host). */
+  | { command: 'import'; scan: string; file: string };
 
 /** What a command may use besides the store: a progress sink and a cancel signal. */
 export interface AdminContext {
   progress?: (message: string) => void;
   signal?: AbortSignal;
+  /** The configuration of the process running the command (imports need the upload limit). */
+  config?: Config;
+  log?: Logger;
 }
 
 /** What a command prints: lines for stdout; the last line of key.create is the key alone. */

@@ -4,6 +4,7 @@
  * reports), the store code and even the configuration schema (typebox: hundreds of modules) are
  * imported when a command uses them. A command the running server runs needs none of them.
  */
+import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../config.js';
 import { storeLocation } from '../db/store-location.js';
@@ -68,7 +69,7 @@ async function admin(cmd: AdminCommand | ((config: Config) => AdminCommand)): Pr
     const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.dbSchema, poolSize: 2 });
     try {
       if (command.command !== 'migrate') await runAdminCommand(store, { command: 'migrate' });
-      result = await runAdminCommand(store, command, { progress });
+      result = await runAdminCommand(store, command, { progress, config });
     } finally {
       await store.close();
       release();
@@ -187,6 +188,15 @@ export function buildProgram(): Command {
     .description('What the database holds: NVD records, KEV entries, EPSS scores, and when each was last synced.')
     .action(() => admin({ command: 'vulndb.status' }));
 
+  program
+    .command('import')
+    .description(
+      'Import a scanner results file into a scan as a completed run (nmap XML, OpenVAS/Greenbone XML or CSV, ZAP XML or JSON, ' +
+        'nuclei JSON Lines or array; detected from the content). Prints the run index and counts.',
+    )
+    .requiredOption('--scan <uuid>', 'the scan the results belong to')
+    .argument('<file>', 'the results file')
+    .action((file: string, o: { scan: string }) => admin({ command: 'import', scan: o.scan, file: path.resolve(file) }));
   return program;
 }
 

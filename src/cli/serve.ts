@@ -56,7 +56,7 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
       log = app.log;
       await app.listen({ port: config.port, host: config.host });
       if (embedded) {
-        const run: AdminHandler = (cmd, context) => runAdminCommand(store, cmd, context);
+        const run: AdminHandler = (cmd, context) => runAdminCommand(store, cmd, { ...context, config, log });
         stopAdmin = await startAdminChannel(config.dataDir, run, (error) => log.error({ err: error }, 'admin command failed'));
       }
     }
