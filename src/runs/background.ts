@@ -65,7 +65,7 @@ export function startBackground(options: BackgroundOptions): Background {
   webhooks?.start();
   scheduler?.start();
   if (worker) {
-    log.info({ worker: worker.id, concurrency: config.worker.concurrency, scan_types: types }, `run worker started, serving ${types.join(', ') || 'no scan type'}`);
+    log.info({ worker: worker.id, concurrency: config.worker.concurrency, scan_types: types }, 'run worker started');
     // Said at start, not per run: such runs are claimed only to fail with the registry's reason.
     for (const type of types) {
       const choice = engines.forScanType(type);

@@ -67,6 +67,8 @@ export function startRampart(t: TestContext, args: string[], env: Record<string,
   const [file, argv] = command(args, options);
   const child = spawn(file, argv, { env: { ...process.env, ...env } });
   const logs: Record<string, unknown>[] = [];
+/** How long a test waits for a log line before failing: generous for a loaded CI machine. */
+const LOG_WAIT_MS = 180_000;
   const waiters: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -102,7 +104,10 @@ export function startRampart(t: TestContext, args: string[], env: Record<string,
       const found = logs.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        waiters.push({ predicate, resolve });
+        // A bound, not a synchronisation: a line that never comes fails the test instead of hanging the suite.
+        const timer = setTimeout(() => reject(new Error(`no such log line within ${LOG_WAIT_MS / 1000} s; last lines: ${JSON.stringify(logs.slice(-5))}`)), LOG_WAIT_MS);
+        timer.unref();
+        waiters.push({ predicate, resolve: (line) => { clearTimeout(timer); resolve(line); } });
         void exited.then((code) => reject(new Error(`rampart serve exited (${code}) before the expected log line. stderr: ${stderr}`)));
       });
     },
