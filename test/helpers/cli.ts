@@ -62,13 +62,14 @@ export function startServe(t: TestContext, env: Record<string, string | undefine
   return startRampart(t, ['serve'], env, options);
 }
 
+/** How long a test waits for a log line before failing: generous for a loaded CI machine. */
+const LOG_WAIT_MS = 180_000;
+
 /** Starts `rampart <args>` as a long-running process whose JSON log lines are collected. */
 export function startRampart(t: TestContext, args: string[], env: Record<string, string | undefined>, options: ProcessOptions = {}): ServeProcess {
   const [file, argv] = command(args, options);
   const child = spawn(file, argv, { env: { ...process.env, ...env } });
   const logs: Record<string, unknown>[] = [];
-/** How long a test waits for a log line before failing: generous for a loaded CI machine. */
-const LOG_WAIT_MS = 180_000;
   const waiters: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
