@@ -25,6 +25,12 @@ export interface StoreOptions {
   schema?: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /**
+   * In-memory PGlite only: start from this snapshot of another store (`Store.snapshot()`) instead
+   * of an empty cluster. Tests open hundreds of stores; loading a migrated snapshot takes about a
+   * quarter of the time of creating a cluster and migrating it.
+   */
+  snapshot?: Blob;
 }
 
 export interface Store {
@@ -33,6 +39,8 @@ export interface Store {
   /** The schema the tables live in. */
   schema: string;
   close(): Promise<void>;
+  /** In-memory PGlite only: the whole cluster as an uncompressed tar, for `StoreOptions.snapshot`. */
+  snapshot?: () => Promise<Blob>;
 }
 
 /**
@@ -49,6 +57,7 @@ const INT8_OID = 20;
 export async function openStore(options: StoreOptions): Promise<Store> {
   let dialect: Dialect;
   let kind: Store['kind'];
+  let snapshot: Store['snapshot'];
   const schema = options.databaseUrl ? (options.schema ?? 'public') : 'public';
   if (options.databaseUrl) {
     const pool = new pg.Pool({
@@ -70,15 +79,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // pg_trgm backs substring search of findings and targets (migration 0005).
     const pglite = await PGlite.create({
       ...(memory ? { dataDir: dir } : { fs: new PrivateNodeFS(dir) }),
+      ...(memory && options.snapshot ? { loadDataDir: options.snapshot } : {}),
       parsers: { [pgliteTypes.INT8]: Number },
       extensions: { pg_trgm },
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
     });
     dialect = new PGliteDialect(pglite);
     kind = 'pglite';
+    if (memory) snapshot = () => pglite.dumpDataDir('none');
   }
   const db = new Kysely<Database>({ dialect: scopedToSchema(dialect, schema) });
-  return { db, kind, schema, close: () => db.destroy() };
+  return { db, kind, schema, close: () => db.destroy(), ...(snapshot ? { snapshot } : {}) };
 }
 
 /** Applies every pending migration; returns the names applied. Safe to run concurrently on Postgres. */

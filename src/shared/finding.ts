@@ -21,6 +21,23 @@ export type FindingLifecycle = (typeof LIFECYCLES)[number];
 export const PROTOCOLS = ['tcp', 'udp'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
+/**
+ * Quality of detection (QoD): how sure the scanner is that a finding is true, 0 to 100, on the
+ * scale OpenVAS uses, so that imported OpenVAS results and our own compare. Three levels name what
+ * Rampart's engine can know; importers keep a tool's own figure (or map its confidence word).
+ */
+export const QOD = {
+  /** A test proved it: the service answered the weakness itself (a login without a password, a suite it accepted). */
+  confirmed: 95,
+  /** Inferred from the product's upstream version (a banner without a distribution's package revision). */
+  version: 80,
+  /** Inferred from a version that a distribution patches in place: the fix may have been backported. */
+  packaged: 30,
+} as const;
+
+/** Reports and lists hide findings below this QoD unless asked otherwise (OpenVAS's default, 70). */
+export const DEFAULT_MIN_QOD = 70;
+
 /** A finding in the fields of the Vulnerability resource (DESIGN.md "Vulnerability"). */
 export interface Finding {
   /** The name as the target was given (hostname or IP). */
@@ -48,6 +65,8 @@ export interface Finding {
   cwe: string | null;
   evidence: string;
   references: string[];
+  /** Quality of detection, 0-100 (`QOD`); absent means a test proved it (`QOD.confirmed`). */
+  qod?: number;
   /** In the CISA KEV catalog (CVE findings). */
   kev?: boolean;
   /** FIRST EPSS score, 0-1 (CVE findings). */

@@ -29,12 +29,31 @@ export interface TestStore {
   env: { DATABASE_URL?: string; RAMPART_DB_SCHEMA?: string };
 }
 
+/**
+ * One migrated in-memory cluster per test process, made on first use: every PGlite test store
+ * starts as a copy of it (about 0.4 s where creating and migrating a cluster takes 1.8 s).
+ */
+let migratedSnapshot: Promise<Blob> | undefined;
+function migratedPgliteSnapshot(): Promise<Blob> {
+  migratedSnapshot ??= (async () => {
+    const store = await openStore({ dataDir: 'memory://' });
+    try {
+      await migrateToLatest(store);
+      return await store.snapshot!();
+    } finally {
+      await store.close();
+    }
+  })();
+  return migratedSnapshot;
+}
+
 /** A fresh, migrated store; removed when the test ends. */
 export async function openTestStore(t: TestContext, options: { migrate?: boolean } = {}): Promise<TestStore> {
   const migrate = options.migrate ?? true;
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const store = await openStore({ dataDir: 'memory://' });
+    const store = await openStore({ dataDir: 'memory://', ...(migrate ? { snapshot: await migratedPgliteSnapshot() } : {}) });
+    // Applies nothing on the snapshot; kept so that a store is migrated whatever it started from.
     if (migrate) await migrateToLatest(store);
     t.after(() => store.close());
     return { store, env: {} };
