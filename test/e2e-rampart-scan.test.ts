@@ -146,11 +146,17 @@ test(`a Rampart scan of real loopback services finds their weaknesses (${STORE_K
 
   // TLS.
   expect(tlsPort, 'tls-tls10-accepted', 'Medium');
-  expect(tlsPort, 'tls-cert-expired', 'Medium');
+  const expiredCert = expect(tlsPort, 'tls-cert-expired', 'High');
+  // The basis of a rating the table gives is named in the description.
+  assert.match(expiredCert.description, /Severity: rated High by Rampart's severity table \(docs\/SEVERITY\.md, rampart:tls-cert-expired\)\./);
   expect(tlsPort, 'tls-cert-self-signed', 'Low');
   expect(tlsPort, 'http-missing-hsts', 'Low');
   // Services without authentication, and cleartext.
-  expect(redis.port, 'redis-noauth', 'High');
+  const redisOpen = expect(redis.port, 'redis-noauth', 'Critical');
+  // A rating with a CVSS vector carries it, and the description says so.
+  assert.equal(redisOpen.cvss_vector, 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H');
+  assert.equal(redisOpen.cvss_base, 9.8);
+  assert.match(redisOpen.description, /Severity: rated Critical by its CVSS v3\.1 base score 9\.8 \(CVSS:3\.1\/AV:N/);
   expect(ftp.port, 'ftp-anonymous', 'Medium');
   expect(ftp.port, 'ftp-no-starttls', 'Medium');
   // SSH algorithms from the server's KEXINIT.

@@ -49,12 +49,12 @@ function imap(startTls: boolean) {
   };
 }
 
-test('Telnet: Medium cleartext finding describing the option negotiation', async (t) => {
+test('Telnet: High cleartext finding describing the option negotiation', async (t) => {
   const telnet = await startScriptedServer(t, (socket) => socket.write(Buffer.concat([Buffer.from([255, 253, 24, 255, 251, 1]), Buffer.from('\r\nlogin: ')])));
   const findings = await cleartextCheck.run(loopbackEndpoint(telnet.port), serviceInfo('telnet'));
   assert.deepEqual(
     findings.map((f) => [f.ruleId, f.threat, f.cwe]),
-    [['rampart:telnet-cleartext', 'Medium', 'CWE-319']],
+    [['rampart:telnet-cleartext', 'High', 'CWE-319']],
   );
   assert.match(findings[0]?.evidence ?? '', /IAC DO TERMINAL-TYPE, IAC WILL ECHO, "\\r\\nlogin: "/);
   await telnet.allClosed();

@@ -171,7 +171,7 @@ describe('HTTP check', () => {
     assert.match(env.evidence, /2 variables \(values withheld\): APP_KEY, DB_PASSWORD/);
     assert.doesNotMatch(env.evidence, /hunter2|c2VjcmV0/);
 
-    assert.equal(find(findings, 'http-backup-exposed')?.threat, 'Medium');
+    assert.equal(find(findings, 'http-backup-exposed')?.threat, 'High');
     assert.match(find(findings, 'http-backup-exposed')?.evidence ?? '', /GET \/db\.sql -> 200: SQL dump/);
 
     const status = find(findings, 'http-status-page-exposed');

@@ -336,7 +336,7 @@ function snmpAgent(community: string, sysDescr: string, seen: string[]): (reques
   };
 }
 
-test('SNMP: an agent answering only "public" gives a High default-community finding with sysDescr', async () => {
+test('SNMP: an agent answering only "public" gives a Medium default-community finding with sysDescr', async () => {
   const sysDescr = 'Linux core-sw1 5.10.0-28-amd64 #1 SMP Debian 5.10.209-2 x86_64';
   const seen: string[] = [];
   const server = await startUdpServer(snmpAgent('public', sysDescr, seen));
@@ -350,7 +350,7 @@ test('SNMP: an agent answering only "public" gives a High default-community find
     assert.equal(result.findings.length, 1);
     const finding = result.findings[0]!;
     assert.equal(finding.ruleId, 'rampart:udp-snmp-default-community');
-    assert.equal(finding.threat, 'High');
+    assert.equal(finding.threat, 'Medium');
     assert.deepEqual(finding.cve, ['CVE-1999-0517']);
     assert.ok(finding.evidence.includes(sysDescr), finding.evidence);
     assert.match(finding.evidence, /"public"/);

@@ -24,14 +24,16 @@ import { loopbackEndpoint, serviceInfo, startMemcached, startRedis, startRsyncd,
 // ---------------------------------------------------------------------------------------------
 // Redis, memcached
 
-test('Redis without a password: High finding with version and mode', async (t) => {
+test('Redis without a password: Critical finding with version and mode', async (t) => {
   const redis = await startRedis(t);
   if (!redis) return;
   const findings = await redisNoAuthCheck.run(loopbackEndpoint(redis.port), serviceInfo('redis'));
   assert.equal(findings.length, 1);
   const [finding] = findings;
   assert.equal(finding?.ruleId, 'rampart:redis-noauth');
-  assert.equal(finding?.threat, 'High');
+  assert.equal(finding?.threat, 'Critical');
+  assert.equal(finding?.cvssBase, 9.8);
+  assert.equal(finding?.cvssVector, 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H');
   assert.equal(finding?.cwe, 'CWE-306');
   assert.match(finding?.evidence ?? '', /redis_version:\d+\.\d+/);
   assert.match(finding?.evidence ?? '', /redis_mode:standalone/);
@@ -121,7 +123,7 @@ async function startFakeMongo(t: TestContext, reply: { [key: string]: TestBson }
   return { server, requests };
 }
 
-test('MongoDB answering listDatabases without auth: High finding naming the databases; the request is a well-formed OP_MSG', async (t) => {
+test('MongoDB answering listDatabases without auth: Critical finding naming the databases; the request is a well-formed OP_MSG', async (t) => {
   const { server, requests } = await startFakeMongo(t, {
     databases: [
       { name: 'admin', sizeOnDisk: 40960, empty: false },
@@ -134,7 +136,7 @@ test('MongoDB answering listDatabases without auth: High finding naming the data
   const findings = await mongodbNoAuthCheck.run(loopbackEndpoint(server.port), serviceInfo('mongodb'));
   assert.deepEqual(
     findings.map((f) => [f.ruleId, f.threat, f.cwe]),
-    [['rampart:mongodb-noauth', 'High', 'CWE-306']],
+    [['rampart:mongodb-noauth', 'Critical', 'CWE-306']],
   );
   assert.match(findings[0]?.evidence ?? '', /2 database\(s\): admin, customers/);
 
@@ -193,14 +195,14 @@ async function startFakeElasticsearch(t: TestContext, answer: (path: string) => 
 
 const ES_ROOT = { name: 'node-1', cluster_name: 'prod-logs', version: { number: '8.13.4', build_flavor: 'default' }, tagline: 'You Know, for Search' };
 
-test('Elasticsearch answering 200 without credentials: High finding with version, cluster and indices', async (t) => {
+test('Elasticsearch answering 200 without credentials: Critical finding with version, cluster and indices', async (t) => {
   const es = await startFakeElasticsearch(t, (path) =>
     path.startsWith('/_cat/indices') ? { status: 200, body: [{ index: 'customers' }, { index: 'orders' }] } : { status: 200, body: ES_ROOT },
   );
   const findings = await elasticsearchNoAuthCheck.run(loopbackEndpoint(es.port), serviceInfo('elasticsearch'));
   assert.deepEqual(
     findings.map((f) => [f.ruleId, f.threat]),
-    [['rampart:elasticsearch-noauth', 'High']],
+    [['rampart:elasticsearch-noauth', 'Critical']],
   );
   const evidence = findings[0]?.evidence ?? '';
   assert.match(evidence, /version 8\.13\.4/);

@@ -5,12 +5,13 @@
  */
 import { threatFromCvss, type Finding, type KnownVulnerability } from '../engine.js';
 import type { ServiceInfo } from './checks/check.js';
+import { severityOf } from './severity.js';
 
 /** Rule id of findings that match a product version to a known CVE (the CVE is the identity). */
 export const KNOWN_VULNERABILITY_RULE_ID = 'rampart:known-vulnerability';
 
 /** Rule id of the open-port finding. */
-export const OPEN_PORT_RULE_ID = 'rampart:open-port';
+export const OPEN_PORT_RULE_ID = 'rampart:open-port' as const;
 
 /** The host a finding is about: the name as given and the address probed. */
 export interface ProbedHost {
@@ -46,9 +47,7 @@ export function serviceFinding(host: ProbedHost, port: number, service: ServiceI
     solution:
       'If this service need not be reachable from here, stop it or bind it to a private interface, ' +
       'or restrict the port with a firewall to the hosts that need it.',
-    threat: 'Informational',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf(OPEN_PORT_RULE_ID),
     cve: [],
     cwe: null,
     evidence: lines.join('\n'),

@@ -19,6 +19,7 @@ import { SocketBudget } from './budget.js';
 import { TokenBucket } from './rate-limit.js';
 import { planTargets, resolveWithSystemDns, type ResolveHost } from './targets.js';
 import { applyOptions, rampartOptionsSchema, UNCAPPED, type OptionCaps } from './options.js';
+import { withSeverityBasis } from './severity.js';
 
 /** Version recorded on each run; bump it when what the engine finds changes. */
 export const RAMPART_ENGINE_VERSION = '0.2.0';
@@ -134,7 +135,8 @@ async function produceEvents(
     egress: job.egress,
     limits: job.limits,
     signal,
-    emit,
+    // Every finding says what its threat rests on (a CVSS vector or the severity table's row).
+    emit: (event) => emit(event.type === 'finding' ? { ...event, finding: withSeverityBasis(event.finding) } : event),
     detect: stages.detect,
     checks: stages.checks,
     vulnerabilities: job.vulnerabilities,

@@ -6,20 +6,22 @@
  *
  * | Rule id                      | Threat | CWE     | Finding when                                             |
  * |------------------------------|--------|---------|----------------------------------------------------------|
- * | `rampart:telnet-cleartext`   | Medium | CWE-319 | a Telnet service accepts a connection                    |
+ * | `rampart:telnet-cleartext`   | High   | CWE-319 | a Telnet service accepts a connection                    |
  * | `rampart:ftp-no-starttls`    | Medium | CWE-319 | FEAT lacks `AUTH TLS` (or FEAT is refused)               |
  * | `rampart:smtp-no-starttls`   | Medium | CWE-319 | EHLO lacks `STARTTLS` (or EHLO is refused: no ESMTP)     |
  * | `rampart:pop3-no-starttls`   | Medium | CWE-319 | CAPA lacks `STLS` (or CAPA is refused)                   |
  * | `rampart:imap-no-starttls`   | Medium | CWE-319 | CAPABILITY lacks `STARTTLS`                              |
  *
- * Medium throughout: credentials and content cross the network readable by anyone on the path,
- * which needs a position on that path to exploit. A probe that gets no usable answer reports
+ * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md): Medium for mail and FTP
+ * (credentials and content readable from the network path), High for Telnet (a whole shell
+ * session hijackable from the path). A probe that gets no usable answer reports
  * nothing: "no STARTTLS" is only said when the server answered the capability question.
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { readNumericReply, sendCommand } from '../protocols/reply.js';
 import { withSession, type Session } from '../protocols/session.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 type MailOrFtp = 'ftp' | 'smtp' | 'pop3' | 'imap';
 
@@ -89,9 +91,7 @@ export const cleartextCheck: Check = {
         name: `${protocol.label} service without ${protocol.command}`,
         description: `The ${protocol.label} service does not offer an upgrade to TLS (${protocol.command}), so user names, passwords and content travel in clear text, readable and modifiable by anyone on the network path.`,
         solution: protocol.solution,
-        threat: 'Medium',
-        cvssBase: null,
-        cvssVector: null,
+        ...severityOf(`rampart:${name}-no-starttls` as const),
         cve: [],
         cwe: 'CWE-319',
         evidence: printable(probe.evidence, 600),
@@ -111,9 +111,7 @@ async function checkTelnet(endpoint: Endpoint): Promise<CheckFinding[]> {
       name: 'Telnet service exposed',
       description: 'Telnet carries logins, passwords and whole sessions in clear text: anyone on the network path can read or hijack them. Telnet services are also a favourite target of credential-stuffing botnets.',
       solution: 'Disable the Telnet service and use SSH instead; if a device offers nothing else, reach it only through an isolated management network or VPN.',
-      threat: 'Medium',
-      cvssBase: null,
-      cvssVector: null,
+      ...severityOf('rampart:telnet-cleartext'),
       cve: [],
       cwe: 'CWE-319',
       evidence: printable(`The Telnet service accepted a connection and ${seen}`, 600),

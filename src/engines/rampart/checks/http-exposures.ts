@@ -5,6 +5,7 @@
  * Evidence never copies secrets: `.env` values and `.git/config` contents are summarised.
  */
 import type { CheckFinding } from './check.js';
+import { severityOf, type RatedRuleId } from '../severity.js';
 
 /** The kinds of exposure, one rule id each. */
 export type ExposureKind = 'git' | 'env' | 'backup' | 'ds-store' | 'status-page' | 'directory-listing';
@@ -93,13 +94,12 @@ export const EXPOSURE_PROBES: readonly ExposureProbe[] = [
 
 const OWASP_CONFIG = 'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/';
 
-const EXPOSURE_RULES: Record<ExposureKind, Omit<CheckFinding, 'evidence' | 'cvssBase' | 'cvssVector' | 'cve'>> = {
+const EXPOSURE_RULES: Record<ExposureKind, Omit<CheckFinding, 'evidence' | 'threat' | 'cvssBase' | 'cvssVector' | 'cve'> & { ruleId: RatedRuleId }> = {
   git: {
     ruleId: 'rampart:http-git-exposed',
     name: 'Git repository exposed',
     description: "The web server serves the site's .git directory: anyone can download the repository, with its full history, source code and any secret ever committed.",
     solution: 'Deploy without the .git directory, or deny every path under /.git/ in the web server configuration.',
-    threat: 'High',
     cwe: 'CWE-538',
     references: [`${OWASP_CONFIG}04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information`, 'https://git-scm.com/docs/gitrepository-layout'],
   },
@@ -108,7 +108,6 @@ const EXPOSURE_RULES: Record<ExposureKind, Omit<CheckFinding, 'evidence' | 'cvss
     name: 'Environment file (.env) exposed',
     description: 'The web server serves a .env file, which typically holds database passwords, API keys and application secrets.',
     solution: 'Keep .env files outside the document root and deny dot-files in the web server; rotate every secret the file held.',
-    threat: 'High',
     cwe: 'CWE-538',
     references: [`${OWASP_CONFIG}04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information`],
   },
@@ -117,7 +116,6 @@ const EXPOSURE_RULES: Record<ExposureKind, Omit<CheckFinding, 'evidence' | 'cvss
     name: 'Backup or dump file exposed',
     description: 'The web server serves a backup archive, a source backup or a database dump: source code, credentials or data for anyone who asks.',
     solution: 'Remove backups and dumps from the document root and keep them where the web server cannot serve them.',
-    threat: 'Medium',
     cwe: 'CWE-530',
     references: [`${OWASP_CONFIG}04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information`],
   },
@@ -126,7 +124,6 @@ const EXPOSURE_RULES: Record<ExposureKind, Omit<CheckFinding, 'evidence' | 'cvss
     name: '.DS_Store file exposed',
     description: 'The web server serves a macOS .DS_Store file, which lists the names of the files in its directory, hidden ones included.',
     solution: 'Delete .DS_Store files from the document root and deny dot-files in the web server.',
-    threat: 'Low',
     cwe: 'CWE-538',
     references: [`${OWASP_CONFIG}04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information`],
   },
@@ -135,7 +132,6 @@ const EXPOSURE_RULES: Record<ExposureKind, Omit<CheckFinding, 'evidence' | 'cvss
     name: 'Server status page exposed',
     description: 'A server status page is open to anyone. Apache mod_status and PHP-FPM status show the URLs being requested (with their query strings) and client addresses; nginx stub_status shows traffic counters only.',
     solution: 'Restrict status pages to the monitoring hosts (e.g. `Require ip` / `allow ... ; deny all;`), or turn them off.',
-    threat: 'Medium',
     cwe: 'CWE-200',
     references: ['https://httpd.apache.org/docs/2.4/mod/mod_status.html', 'https://nginx.org/en/docs/http/ngx_http_stub_status_module.html'],
   },
@@ -144,7 +140,6 @@ const EXPOSURE_RULES: Record<ExposureKind, Omit<CheckFinding, 'evidence' | 'cvss
     name: 'Directory listing enabled',
     description: 'The web server generates an index of directories without an index page, revealing file names (backups, configuration, unlinked content) to anyone.',
     solution: 'Turn automatic indexes off (Apache `Options -Indexes`, nginx `autoindex off`), or add index pages.',
-    threat: 'Medium',
     cwe: 'CWE-548',
     references: [`${OWASP_CONFIG}04-Review_Old_Backup_and_Unreferenced_Files_for_Sensitive_Information`, 'https://cwe.mitre.org/data/definitions/548.html'],
   },
@@ -157,12 +152,10 @@ export function exposureFindings(hits: ReadonlyArray<{ kind: ExposureKind; path:
     const ofKind = hits.filter((hit) => hit.kind === kind);
     const rule = EXPOSURE_RULES[kind];
     // nginx stub_status alone shows counters only.
-    const threat = kind === 'status-page' && ofKind.every((hit) => hit.seen.startsWith('nginx')) ? 'Low' : rule.threat;
+    const level = kind === 'status-page' ? (ofKind.every((hit) => hit.seen.startsWith('nginx')) ? 'Low' : 'Medium') : undefined;
     return {
       ...rule,
-      threat,
-      cvssBase: null,
-      cvssVector: null,
+      ...severityOf(rule.ruleId, level as never),
       cve: [],
       evidence: ofKind.map((hit) => `GET ${hit.path} -> 200: ${hit.seen}`).join('; '),
     };

@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { checkFinding, type CheckFinding } from './check.js';
+import { severityOf } from '../severity.js';
 
 const OWASP_HEADERS = 'https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Headers_Cheat_Sheet.html';
 const MOZILLA_WEB = 'https://infosec.mozilla.org/guidelines/web_security';
@@ -66,7 +67,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
 
   if (secure && headers['strict-transport-security'] === undefined) {
     findings.push(checkFinding({
-      ruleId: 'rampart:http-missing-hsts', name: 'Strict-Transport-Security header missing', threat: 'Low', cwe: 'CWE-319',
+      ruleId: 'rampart:http-missing-hsts', name: 'Strict-Transport-Security header missing', ...severityOf('rampart:http-missing-hsts'), cwe: 'CWE-319',
       description: 'The HTTPS site does not send HSTS, so a browser may still reach it over plain HTTP first, where an attacker in the path can strip TLS (SSL stripping).',
       solution: 'Send `Strict-Transport-Security: max-age=63072000; includeSubDomains` on every HTTPS response.',
       evidence, references: ['https://www.rfc-editor.org/rfc/rfc6797', OWASP_HEADERS, MOZILLA_WEB],
@@ -74,7 +75,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
   }
   if (html && csp === '') {
     findings.push(checkFinding({
-      ruleId: 'rampart:http-missing-csp', name: 'Content-Security-Policy header missing', threat: 'Low', cwe: 'CWE-693',
+      ruleId: 'rampart:http-missing-csp', name: 'Content-Security-Policy header missing', ...severityOf('rampart:http-missing-csp'), cwe: 'CWE-693',
       description: 'The page sets no Content Security Policy, the browser-side defence that limits what an injected script (XSS) can load and run.',
       solution: "Send a Content-Security-Policy restricting script sources (start from `default-src 'self'; frame-ancestors 'self'`).",
       evidence, references: ['https://www.w3.org/TR/CSP3/', OWASP_HEADERS, MOZILLA_WEB],
@@ -82,7 +83,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
   }
   if (html && headers['x-frame-options'] === undefined && !/frame-ancestors/i.test(csp)) {
     findings.push(checkFinding({
-      ruleId: 'rampart:http-missing-frame-options', name: 'Anti-clickjacking header missing', threat: 'Low', cwe: 'CWE-1021',
+      ruleId: 'rampart:http-missing-frame-options', name: 'Anti-clickjacking header missing', ...severityOf('rampart:http-missing-frame-options'), cwe: 'CWE-1021',
       description: 'Neither X-Frame-Options nor a CSP frame-ancestors directive forbids other sites to frame the page, which allows clickjacking.',
       solution: "Send `Content-Security-Policy: frame-ancestors 'self'` (and `X-Frame-Options: DENY` or `SAMEORIGIN` for old browsers).",
       evidence, references: ['https://www.rfc-editor.org/rfc/rfc7034', OWASP_HEADERS, MOZILLA_WEB],
@@ -90,7 +91,7 @@ export function missingHeaderFindings(status: number, headers: IncomingHttpHeade
   }
   if (String(headers['x-content-type-options'] ?? '').trim().toLowerCase() !== 'nosniff') {
     findings.push(checkFinding({
-      ruleId: 'rampart:http-missing-content-type-options', name: 'X-Content-Type-Options: nosniff missing', threat: 'Low', cwe: 'CWE-693',
+      ruleId: 'rampart:http-missing-content-type-options', name: 'X-Content-Type-Options: nosniff missing', ...severityOf('rampart:http-missing-content-type-options'), cwe: 'CWE-693',
       description: 'Without `X-Content-Type-Options: nosniff` browsers may guess a response\'s type, and run an uploaded file as script or style.',
       solution: 'Send `X-Content-Type-Options: nosniff` on every response.',
       evidence, references: ['https://fetch.spec.whatwg.org/#x-content-type-options-header', OWASP_HEADERS, MOZILLA_WEB],
@@ -112,7 +113,7 @@ export function versionDisclosureFinding(headers: IncomingHttpHeaders): CheckFin
   });
   if (disclosed.length === 0) return null;
   return checkFinding({
-    ruleId: 'rampart:http-version-disclosure', name: 'Server software and version disclosed', threat: 'Low', cwe: 'CWE-200',
+    ruleId: 'rampart:http-version-disclosure', name: 'Server software and version disclosed', ...severityOf('rampart:http-version-disclosure'), cwe: 'CWE-200',
     description: 'Response headers name the server software and its version, which lets an attacker pick known exploits for that exact version without probing.',
     solution: 'Hide versions (Apache `ServerTokens Prod`, nginx `server_tokens off`, PHP `expose_php = Off`, remove X-Powered-By and X-AspNet-Version), and keep the software patched.',
     evidence: disclosed.join('\n'),
@@ -152,7 +153,7 @@ export function cookieFindings(headers: IncomingHttpHeaders, secure: boolean): C
   for (const rule of COOKIE_RULES) {
     if (rule.httpsOnly && !secure) continue;
     const names = lacking(rule.attribute);
-    if (names.length > 0) findings.push(checkFinding({ ...rule.finding, threat: 'Low', evidence: evidenceFor(names), references: [OWASP_COOKIES, RFC6265BIS] }));
+    if (names.length > 0) findings.push(checkFinding({ ...rule.finding, ...severityOf(rule.finding.ruleId), evidence: evidenceFor(names), references: [OWASP_COOKIES, RFC6265BIS] }));
   }
   return findings;
 }

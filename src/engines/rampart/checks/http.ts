@@ -5,7 +5,7 @@
  * detect catch-all answers, `TRACE /`, 13 probe paths), three at a time, no keep-alive, bodies
  * capped at 64 KiB; nothing is written, nothing is guessed beyond the fixed list.
  *
- * Threats (CVSS-like judgement; a finding's rule id never changes):
+ * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md); a rule id never changes:
  *
  * | Rule id                                  | Threat     | CWE      | Why                                       |
  * |------------------------------------------|------------|----------|-------------------------------------------|
@@ -22,7 +22,7 @@
  * | rampart:http-directory-listing           | Medium     | CWE-548  | file names for anyone                     |
  * | rampart:http-status-page-exposed         | Medium/Low | CWE-200  | Apache/PHP-FPM: URLs and clients; nginx stub: counters (Low) |
  * | rampart:http-ds-store-exposed            | Low        | CWE-538  | file names of a directory                 |
- * | rampart:http-backup-exposed              | Medium     | CWE-530  | source, data or credentials               |
+ * | rampart:http-backup-exposed              | High       | CWE-530  | source, data or credentials               |
  * | rampart:http-git-exposed                 | High       | CWE-538  | whole source history and its secrets      |
  * | rampart:http-env-exposed                 | High       | CWE-538  | application secrets                       |
  */
@@ -31,6 +31,7 @@ import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { directoryListing, EXPOSURE_PROBES, exposureFindings, type ExposureKind } from './http-exposures.js';
 import { cookieFindings, formatHeaders, missingHeaderFindings, versionDisclosureFinding } from './http-headers.js';
 import { hostHeader, sendHttpRequest, type HttpResponse } from './http-request.js';
+import { severityOf } from '../severity.js';
 
 /** Requests in flight at once against one port. */
 const PARALLEL_REQUESTS = 3;
@@ -112,9 +113,7 @@ function noRedirectFinding(root: HttpResponse): CheckFinding {
     name: 'Plain HTTP without a redirect to HTTPS',
     description: 'The service answers over unencrypted HTTP and does not send visitors to HTTPS, so pages, credentials and cookies cross the network in clear text, readable and alterable by anyone in the path.',
     solution: 'Serve the site over HTTPS and answer every plain-HTTP request with a 301/308 redirect to its https:// URL (then add HSTS).',
-    threat: 'Medium',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:http-no-https-redirect'),
     cve: [],
     cwe: 'CWE-319',
     evidence: `GET / -> ${root.status}${location === undefined ? ' (no redirect)' : `, Location: ${location} (not https)`}`,
@@ -134,9 +133,7 @@ async function traceFinding(endpoint: Endpoint, secure: boolean): Promise<CheckF
     name: 'HTTP TRACE method enabled',
     description: 'The server answers TRACE by echoing the request, headers included. With another flaw this can reveal cookies or headers added by proxies (cross-site tracing); it serves no purpose in production.',
     solution: 'Disable TRACE (Apache `TraceEnable off`; in other servers, reject the method).',
-    threat: 'Low',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:http-trace-enabled'),
     cve: [],
     cwe: 'CWE-693',
     evidence: `TRACE / -> 200, ${response.headers['content-type'] ?? 'no content type'}, body echoes the request:\n${echo.slice(0, 300)}\n\n${formatHeaders(response.status, response.headers)}`,

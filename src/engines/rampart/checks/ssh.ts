@@ -20,6 +20,7 @@ import type { Threat } from '../../engine.js';
 import { checkFinding, type Check, type CheckFinding, type Endpoint, type ServiceInfo } from './check.js';
 import { withSession, type Session } from '../protocols/session.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 /** What a server offers in its KEXINIT, both directions merged. */
 export interface SshAlgorithms {
@@ -119,9 +120,7 @@ export function assessSshAlgorithms(ident: string, offer: SshAlgorithms): CheckF
         'The server offers encryption modes vulnerable to the Terrapin attack (CVE-2023-48795) and does not offer strict key exchange. A man-in-the-middle can delete messages at the start of the encrypted channel without detection, for instance to downgrade keystroke-timing protections or extension negotiation.',
       solution:
         'Upgrade the SSH server to a release that implements strict key exchange (OpenSSH 9.6 or a patched vendor build), or disable chacha20-poly1305@openssh.com and the *-etm@openssh.com MACs with CBC ciphers.',
-      threat: 'Medium',
-      cvssBase: null,
-      cvssVector: null,
+      ...severityOf('rampart:ssh-terrapin'),
       cve: ['CVE-2023-48795'],
       cwe: 'CWE-354',
       evidence: `Offers ${modes}; key exchange list lacks ${STRICT_KEX}. ${server} Key exchange: ${offer.kex.join(',')}.`,
@@ -190,8 +189,10 @@ function disconnectPacket(): Buffer {
 
 const LEGACY = 'https://www.openssh.com/legacy.html';
 
-function algorithmFinding(ruleId: string, name: string, description: string, solution: string, references: string[], weak: string[], threat: Threat): CheckFinding {
-  return checkFinding({ ruleId, name, description, solution, threat, cwe: 'CWE-327', evidence: `Weak: ${weak.join(',')}.`, references });
+type AlgorithmRuleId = 'rampart:ssh-weak-kex' | 'rampart:ssh-weak-cipher' | 'rampart:ssh-weak-mac' | 'rampart:ssh-weak-hostkey';
+
+function algorithmFinding(ruleId: AlgorithmRuleId, name: string, description: string, solution: string, references: string[], weak: string[], threat: Threat): CheckFinding {
+  return checkFinding({ ruleId, name, description, solution, ...severityOf(ruleId, threat as 'Medium' | 'Low'), cwe: 'CWE-327', evidence: `Weak: ${weak.join(',')}.`, references });
 }
 
 function weakKexFinding(weak: string[], threat: Threat): CheckFinding {
@@ -248,9 +249,7 @@ function protocolV1Finding(ident: string): CheckFinding {
     name: 'SSH server speaks only protocol version 1',
     description: 'SSH protocol 1 has fundamental cryptographic flaws (CRC-32 integrity, session hijacking and key recovery attacks) and is unsupported by current clients.',
     solution: 'Replace the server with one that speaks SSH protocol 2 only.',
-    threat: 'High',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:ssh-protocol-v1'),
     cve: [],
     cwe: 'CWE-327',
     evidence: `Server identification: ${printable(ident, 120)}.`,

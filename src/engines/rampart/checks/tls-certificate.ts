@@ -7,6 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { checkFinding, type CheckFinding } from './check.js';
 import type { HandshakeSuccess } from './tls-handshake.js';
+import { severityOf, type RatedRuleId } from '../severity.js';
 
 /** A certificate expiring within this many days (and not yet expired) is reported. */
 export const EXPIRY_WARNING_DAYS = 30;
@@ -37,19 +38,19 @@ export function judgeCertificate(handshake: HandshakeSuccess, hostname: string, 
   const notAfter = Date.parse(leaf.validTo);
 
   if (notAfter < now.getTime()) {
-    findings.push(certFinding('tls-cert-expired', 'TLS certificate expired', 'Medium', 'CWE-324',
+    findings.push(certFinding('tls-cert-expired', 'TLS certificate expired', 'CWE-324',
       'The server presents a certificate whose validity period has ended. Clients reject it or train users to click through warnings, which hides a real interception.',
       'Renew the certificate and install the new one with its intermediate chain; automate renewal (ACME).',
       `Expired ${leaf.validTo}. ${summary}`));
   } else if (notAfter - now.getTime() < EXPIRY_WARNING_DAYS * DAY_MS) {
     const days = Math.floor((notAfter - now.getTime()) / DAY_MS);
-    findings.push(certFinding('tls-cert-expiring-soon', 'TLS certificate expires soon', 'Low', null,
+    findings.push(certFinding('tls-cert-expiring-soon', 'TLS certificate expires soon', null,
       `The server certificate expires within ${EXPIRY_WARNING_DAYS} days; once expired, clients will reject it.`,
       'Renew the certificate before it expires; automate renewal (ACME) and monitor expiry.',
       `Expires ${leaf.validTo} (in ${days} days). ${summary}`));
   }
   if (notBefore > now.getTime()) {
-    findings.push(certFinding('tls-cert-not-yet-valid', 'TLS certificate not yet valid', 'Medium', 'CWE-295',
+    findings.push(certFinding('tls-cert-not-yet-valid', 'TLS certificate not yet valid', 'CWE-295',
       'The server presents a certificate whose validity period has not started; clients reject it.',
       "Install a certificate that is valid now, and check the issuing system's and the server's clocks.",
       `Valid from ${leaf.validFrom}. ${summary}`));
@@ -58,12 +59,12 @@ export function judgeCertificate(handshake: HandshakeSuccess, hostname: string, 
   const selfSigned = isSelfSigned(leaf);
   const trusted = handshake.authorized || reachesBundledRoot(handshake.chain);
   if (selfSigned && !trusted) {
-    findings.push(certFinding('tls-cert-self-signed', 'Self-signed TLS certificate', 'Low', 'CWE-295',
+    findings.push(certFinding('tls-cert-self-signed', 'Self-signed TLS certificate', 'CWE-295',
       'The server certificate is signed by its own key, so no client can verify who it belongs to: an attacker in the path can present their own certificate just as well.',
       'Use a certificate issued by a public CA (or by your organisation\'s CA, deployed to every client).',
       `${summary}. Verification: ${handshake.authorizationError ?? 'n/a'}`));
   } else if (!trusted) {
-    findings.push(certFinding('tls-cert-untrusted', 'TLS certificate chain not trusted', 'Low', 'CWE-295',
+    findings.push(certFinding('tls-cert-untrusted', 'TLS certificate chain not trusted', 'CWE-295',
       'The certificate chain the server sent does not lead to a CA in the standard trust store (a private CA, or missing intermediate certificates), so clients cannot verify the server.',
       'Serve a certificate from a publicly trusted CA together with its intermediate certificates, or deploy the private CA to every client.',
       `${summary}. Chain sent: ${handshake.chain.map((cert) => oneLine(cert.subject)).join(' <- ')}. Verification: ${handshake.authorizationError ?? 'n/a'}`));
@@ -71,7 +72,7 @@ export function judgeCertificate(handshake: HandshakeSuccess, hostname: string, 
 
   const mismatch = handshake.peer === null ? undefined : tls.checkServerIdentity(hostname, handshake.peer);
   if (mismatch !== undefined) {
-    findings.push(certFinding('tls-cert-name-mismatch', 'TLS certificate does not match the host name', 'Medium', 'CWE-297',
+    findings.push(certFinding('tls-cert-name-mismatch', 'TLS certificate does not match the host name', 'CWE-297',
       'The certificate is not valid for the name the service was reached by; clients reject the connection or users learn to ignore the warning.',
       'Install a certificate whose subject alternative names include every name (and IP address) clients use for this service.',
       `Expected ${hostname}; ${mismatch.message} ${summary}`));
@@ -79,7 +80,7 @@ export function judgeCertificate(handshake: HandshakeSuccess, hostname: string, 
 
   const weakKey = weakKeyReason(leaf);
   if (weakKey !== null) {
-    findings.push(certFinding('tls-cert-weak-key', 'TLS certificate with a weak key', 'Medium', 'CWE-326',
+    findings.push(certFinding('tls-cert-weak-key', 'TLS certificate with a weak key', 'CWE-326',
       'The certificate public key is too short to resist factoring or discrete-log attacks for its lifetime (NIST SP 800-57: RSA/DSA at least 2048 bits, EC at least 224 bits).',
       'Issue a new certificate with an RSA key of at least 2048 bits or an ECDSA P-256 key.',
       `${weakKey}. ${summary}`));
@@ -93,7 +94,7 @@ export function judgeCertificate(handshake: HandshakeSuccess, hostname: string, 
       return name === undefined ? [] : [`${oneLine(cert.subject)} signed with ${name}`];
     });
   if (weakSignatures.length > 0) {
-    findings.push(certFinding('tls-cert-weak-signature', 'TLS certificate signed with a weak hash', 'Medium', 'CWE-328',
+    findings.push(certFinding('tls-cert-weak-signature', 'TLS certificate signed with a weak hash', 'CWE-328',
       'A certificate in the chain is signed with SHA-1 or MD5, whose collision attacks allow forging certificates (SHAttered, the 2008 rogue MD5 CA); browsers reject such certificates.',
       'Reissue the certificate (and any intermediate) with a SHA-256 or stronger signature.',
       weakSignatures.join('; ')));
@@ -113,16 +114,18 @@ export function describeCertificate(cert: X509Certificate): string {
   ].join('; ');
 }
 
+/** The certificate rules, each rated by the severity table. */
+type CertificateRule = Extract<RatedRuleId, `rampart:tls-cert-${string}`> extends `rampart:${infer R}` ? R : never;
+
 function certFinding(
-  rule: string,
+  rule: CertificateRule,
   name: string,
-  threat: CheckFinding['threat'],
   cwe: string | null,
   description: string,
   solution: string,
   evidence: string,
 ): CheckFinding {
-  return checkFinding({ ruleId: `rampart:${rule}`, name, description, solution, threat, cwe, evidence, references: [RFC5280, MOZILLA_TLS, OWASP_TLS] });
+  return checkFinding({ ruleId: `rampart:${rule}`, name, description, solution, ...severityOf(`rampart:${rule}`), cwe, evidence, references: [RFC5280, MOZILLA_TLS, OWASP_TLS] });
 }
 
 function isSelfSigned(cert: X509Certificate): boolean {

@@ -9,15 +9,15 @@
  * those groups are still tried, so a build that has them tests them, and the informational
  * finding names the groups this build could not offer.
  *
- * Threats (CVSS-like judgement; a finding's rule id never changes):
+ * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md); a rule id never changes:
  *
  * | Rule id                              | Threat        | CWE     | Why                                              |
  * |--------------------------------------|---------------|---------|--------------------------------------------------|
  * | rampart:tls-protocols                | Informational | -       | the versions accepted, for the record            |
  * | rampart:tls-tls10-accepted           | Medium        | CWE-327 | deprecated (RFC 8996); CBC IV flaw (BEAST), SHA-1/MD5 PRF |
  * | rampart:tls-tls11-accepted           | Low           | CWE-327 | deprecated (RFC 8996); no AEAD, but no BEAST     |
- * | rampart:tls-weak-cipher              | Medium        | CWE-327 | NULL, anonymous, 3DES (SWEET32) or RC4 suites; needs a client that offers them |
- * | rampart:tls-cert-expired             | Medium        | CWE-324 | clients reject it or users click through         |
+ * | rampart:tls-weak-cipher              | High, else Medium | CWE-327 | NULL, anonymous, 3DES (SWEET32) or RC4 suites; needs a client that offers them |
+ * | rampart:tls-cert-expired             | High          | CWE-324 | clients reject it or users click through         |
  * | rampart:tls-cert-not-yet-valid       | Medium        | CWE-295 | as expired                                       |
  * | rampart:tls-cert-expiring-soon       | Low           | -       | within 30 days: an outage to come                |
  * | rampart:tls-cert-self-signed         | Low           | CWE-295 | unverifiable identity (implies untrusted)        |
@@ -28,6 +28,7 @@
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { judgeCertificate } from './tls-certificate.js';
+import { severityOf } from '../severity.js';
 import { LEGACY_CIPHERS, tryHandshake, type HandshakeResult, type HandshakeSuccess } from './tls-handshake.js';
 
 const VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
@@ -67,12 +68,12 @@ async function runTlsCheck(endpoint: Endpoint): Promise<CheckFinding[]> {
 
   const tls10 = accepted.get('TLSv1');
   if (tls10 !== undefined) {
-    findings.push(versionFinding('tls10', 'TLS 1.0', 'Medium', tls10,
+    findings.push(versionFinding('tls10', 'TLS 1.0', tls10,
       'TLS 1.0 is deprecated (RFC 8996): its CBC suites use predictable IVs (BEAST), its handshake relies on MD5 and SHA-1, and it has no AEAD suites. PCI DSS has forbidden it since 2018.'));
   }
   const tls11 = accepted.get('TLSv1.1');
   if (tls11 !== undefined) {
-    findings.push(versionFinding('tls11', 'TLS 1.1', 'Low', tls11,
+    findings.push(versionFinding('tls11', 'TLS 1.1', tls11,
       'TLS 1.1 is deprecated (RFC 8996): its handshake relies on MD5 and SHA-1 and it has no AEAD suites; modern clients no longer offer it.'));
   }
 
@@ -109,9 +110,7 @@ function protocolsFinding(accepted: Map<string, HandshakeSuccess>, untested: str
     name: 'TLS protocol versions accepted',
     description: 'The TLS protocol versions this service completed a handshake with. SSLv2 and SSLv3 were not tested (this scanner cannot offer them).',
     solution: 'Accept TLS 1.2 and TLS 1.3 only (Mozilla "intermediate" configuration).',
-    threat: 'Informational',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:tls-protocols'),
     cve: [],
     cwe: null,
     evidence: [...lines, ...refused, ...note].join('; '),
@@ -122,7 +121,6 @@ function protocolsFinding(accepted: Map<string, HandshakeSuccess>, untested: str
 function versionFinding(
   slug: 'tls10' | 'tls11',
   label: string,
-  threat: CheckFinding['threat'],
   result: HandshakeSuccess,
   description: string,
 ): CheckFinding {
@@ -131,9 +129,7 @@ function versionFinding(
     name: `Deprecated protocol ${label} accepted`,
     description,
     solution: `Disable ${label} (and anything older) and accept TLS 1.2 and TLS 1.3 only.`,
-    threat,
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf(`rampart:tls-${slug}-accepted` as const),
     cve: [],
     cwe: 'CWE-327',
     evidence: `A handshake offering only ${label} completed: ${result.protocol} with ${result.cipher}.`,
@@ -148,9 +144,8 @@ function weakCipherFinding(weak: Array<{ label: string; cve: string[]; seen: str
     description:
       'The server completes handshakes with cipher suites that give no confidentiality (NULL), no authentication (anonymous DH/ECDH, open to interception), or a broken cipher (3DES with 64-bit blocks: SWEET32; RC4 biases). A client that offers them, or an attacker who can influence the offer, gets a weak channel.',
     solution: 'Allow only AEAD suites with forward secrecy (ECDHE with AES-GCM or ChaCha20-Poly1305), following the Mozilla "intermediate" configuration.',
-    threat: 'Medium',
-    cvssBase: null,
-    cvssVector: null,
+    // NULL and anonymous suites are High (the severity table); 3DES and RC4 alone Medium.
+    ...severityOf('rampart:tls-weak-cipher', weak.some((entry) => entry.label === 'NULL encryption' || entry.label === 'anonymous key exchange') ? 'High' : 'Medium'),
     cve: weak.flatMap((entry) => entry.cve),
     cwe: 'CWE-327',
     evidence: weak.map((entry) => `${entry.label}: accepted ${entry.seen}`).join('; '),

@@ -6,6 +6,7 @@
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { sendHttpRequest } from './http-request.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 const MAX_NAMES_IN_EVIDENCE = 10;
 /** Sent with both requests: JSON, and no credentials of any kind. */
@@ -46,9 +47,7 @@ export const elasticsearchNoAuthCheck: Check = {
           'The Elasticsearch REST API answers requests without credentials: anyone who can reach it can read, modify or delete every index and change cluster settings. Open clusters are a leading source of data leaks.',
         solution:
           'Enable the security features (xpack.security.enabled: true, with TLS and user passwords; on by default since 8.0), bind to trusted interfaces only (network.host), and firewall ports 9200/9300.',
-        threat: 'High',
-        cvssBase: null,
-        cvssVector: null,
+        ...severityOf('rampart:elasticsearch-noauth'),
         cve: [],
         cwe: 'CWE-306',
         evidence: printable(`GET / answered 200 without credentials (${facts.join('; ')}).`, 600),

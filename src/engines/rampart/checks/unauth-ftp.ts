@@ -16,6 +16,7 @@ import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { sendCommand, readNumericReply, type NumericReply } from '../protocols/reply.js';
 import { withSession, type Session } from '../protocols/session.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 const ANONYMOUS_PASSWORD = 'rampart@example.com';
 const REFERENCES = ['https://www.rfc-editor.org/rfc/rfc1635', 'https://cwe.mitre.org/data/definitions/284.html'];
@@ -132,9 +133,7 @@ function anonymousFinding(greeting: NumericReply, login: NumericReply): CheckFin
     description:
       'The FTP server accepts the anonymous user. Unless it is deliberately a public archive, files on it are readable by anyone, and FTP sends everything, including any real passwords used on it, in clear text.',
     solution: 'Disable anonymous access (anonymous_enable=NO in vsftpd, or the equivalent) unless the server is meant to be a public archive; then make sure it holds only public files.',
-    threat: 'Medium',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:ftp-anonymous'),
     cve: [],
     cwe: 'CWE-284',
     evidence: printable(`Greeting: ${lastLine(greeting)}. USER anonymous / PASS ${ANONYMOUS_PASSWORD} answered: ${lastLine(login)}.`, 400),
@@ -152,9 +151,7 @@ function writableFinding(write: WriteResult): CheckFinding {
     description:
       'Anonymous users can store files on the FTP server. It can be used to host malware or illegal content, to fill the disk, or to plant files that other services serve or execute.',
     solution: 'Disable anonymous writes (anon_upload_enable=NO, anon_mkdir_write_enable=NO, anon_other_write_enable=NO in vsftpd), or restrict them to a drop-box directory that is not readable or served.',
-    threat: 'High',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:ftp-anonymous-write'),
     cve: [],
     cwe: 'CWE-732',
     evidence: printable(`As anonymous, STOR of an empty file ${write.fileName} in ${write.directory} completed: ${write.storReply}. ${cleanup}`, 400),

@@ -6,6 +6,7 @@
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { withSession } from '../protocols/session.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 /** The most `stats` lines read: a real answer has about 90. */
 const MAX_STAT_LINES = 200;
@@ -36,9 +37,7 @@ export const memcachedNoAuthCheck: Check = {
             'The memcached server answers commands from anyone who can reach it: cached data (often sessions or tokens) can be read, poisoned or flushed, and an exposed UDP port can be abused for traffic amplification.',
           solution:
             'Listen on loopback or a private interface only (-l), disable UDP (-U 0), firewall the port, and enable SASL authentication or TLS client certificates where clients must connect over a network.',
-          threat: 'Medium',
-          cvssBase: null,
-          cvssVector: null,
+          ...severityOf('rampart:memcached-noauth'),
           cve: [],
           cwe: 'CWE-306',
           evidence: `The stats command answered without credentials (${stats.size} STAT lines): ${printable(facts.join(', '))}.`,

@@ -9,6 +9,7 @@ import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { BsonError, decodeBson, encodeBson, type BsonDocument, type BsonInput } from '../protocols/bson.js';
 import { MAX_BUFFERED_BYTES, withSession } from '../protocols/session.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 /** https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/#op_msg */
 export const OP_MSG = 2013;
@@ -46,9 +47,7 @@ export const mongodbNoAuthCheck: Check = {
           description:
             'The MongoDB server runs commands from anyone who can reach it: every database can be read, altered or dropped (exposed MongoDB servers are routinely wiped and held for ransom).',
           solution: 'Enable access control (security.authorization: enabled) with per-user roles, bind to trusted interfaces only (net.bindIp), and firewall the port.',
-          threat: 'High',
-          cvssBase: null,
-          cvssVector: null,
+          ...severityOf('rampart:mongodb-noauth'),
           cve: [],
           cwe: 'CWE-306',
           evidence: printable(`listDatabases on admin succeeded without credentials (ok: 1): ${names.length} database(s)${names.length ? `: ${shown}` : ''}.`, 600),

@@ -6,6 +6,7 @@
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { withSession, type Parsed, type Session } from '../protocols/session.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 /** The Redis check: applies to `redis`, over TLS when the service speaks it. */
 export const redisNoAuthCheck: Check = {
@@ -36,9 +37,7 @@ export const redisNoAuthCheck: Check = {
             'The Redis server answers commands from anyone who can reach it. An attacker can read or erase all data, and commonly turns write access into code execution (CONFIG SET dir/dbfilename, MODULE LOAD, replication abuse).',
           solution:
             'Require authentication (requirepass, or ACL users with Redis 6+), bind Redis to trusted interfaces only, keep protected-mode on, and firewall the port.',
-          threat: 'High',
-          cvssBase: null,
-          cvssVector: null,
+          ...severityOf('rampart:redis-noauth'),
           cve: [],
           cwe: 'CWE-306',
           evidence: `PING answered ${printable(pong, 40)} and INFO server answered without credentials: ${printable(facts.join(', '))}.`,

@@ -6,6 +6,7 @@
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { withSession } from '../protocols/session.js';
 import { printable } from './evidence.js';
+import { severityOf } from '../severity.js';
 
 /** Lines of the listing read at most (a message of the day may precede the modules). */
 const MAX_LIST_LINES = 500;
@@ -44,9 +45,7 @@ export const rsyncModulesCheck: Check = {
             'The rsync daemon answers an unauthenticated #list request with its modules. This maps what the server shares, and modules without "auth users" can be downloaded (or, if not read only, written) by anyone.',
           solution:
             'Set "list = no" on modules that are not public, require "auth users" with a secrets file for private modules, restrict "hosts allow", and firewall port 873 or tunnel rsync over SSH.',
-          threat: 'Medium',
-          cvssBase: null,
-          cvssVector: null,
+          ...severityOf('rampart:rsync-modules-listed'),
           cve: [],
           cwe: 'CWE-200',
           evidence: printable(`Greeting ${greeting}; #list returned ${modules.length} module(s): ${shown}${modules.length > MAX_NAMES_IN_EVIDENCE ? ', ...' : ''}.`, 600),

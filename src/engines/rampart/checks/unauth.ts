@@ -4,16 +4,16 @@
  *
  * | Rule id                          | Threat | CWE     | Finding when                                                |
  * |----------------------------------|--------|---------|-------------------------------------------------------------|
- * | `rampart:redis-noauth`           | High   | CWE-306 | `INFO server` answers `redis_version:` without AUTH          |
- * | `rampart:mongodb-noauth`         | High   | CWE-306 | OP_MSG `listDatabases` answers `ok: 1` with `databases`      |
- * | `rampart:elasticsearch-noauth`   | High   | CWE-306 | `GET /` answers 200 with a cluster's JSON (version.number)   |
+ * | `rampart:redis-noauth`           | Critical | CWE-306 | `INFO server` answers `redis_version:` without AUTH          |
+ * | `rampart:mongodb-noauth`         | Critical | CWE-306 | OP_MSG `listDatabases` answers `ok: 1` with `databases`      |
+ * | `rampart:elasticsearch-noauth`   | Critical | CWE-306 | `GET /` answers 200 with a cluster's JSON (version.number)   |
  * | `rampart:memcached-noauth`       | Medium | CWE-306 | `stats` answers `STAT pid ...`                               |
  * | `rampart:ftp-anonymous`          | Medium | CWE-284 | `USER anonymous` / `PASS rampart@example.com` answers 230    |
  * | `rampart:ftp-anonymous-write`    | High   | CWE-732 | as anonymous, `STOR` of an empty test file answers 226 (file then `DELE`d) |
  * | `rampart:rsync-modules-listed`   | Medium | CWE-200 | `#list` returns at least one module                         |
  *
- * Why: the High ones hand any client full read/write control of the data (and, for Redis, often
- * code execution); memcached holds only a cache, anonymous FTP is sometimes a deliberate public
+ * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md). Why: the Critical ones
+ * hand any client full read/write control of the data (and, for Redis, often code execution); memcached holds only a cache, anonymous FTP is sometimes a deliberate public
  * archive, and an rsync listing discloses more than it grants. Anonymous FTP is the only login
  * any check attempts; nothing else sends credentials.
  */

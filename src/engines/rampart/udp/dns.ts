@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto';
 import type { CheckFinding } from '../checks/check.js';
 import { CISA_UDP_AMPLIFICATION, evidenceText, udpService, type UdpExchange, type UdpProbe } from './udp-probe.js';
 import { DEFAULT_UDP_PORTS } from './udp-ports.js';
+import { severityOf } from '../severity.js';
 
 const TYPE_A = 1;
 const TYPE_TXT = 16;
@@ -153,9 +154,7 @@ function describeDns(versionReply: DnsReply | null, recursionReply: DnsReply | n
         'A DNS server answers queries on this address. This records the exposure; an authoritative server is ' +
         'meant to be reachable, a resolver usually is not.',
       solution: 'If this server need not answer from here, restrict UDP and TCP port 53 to the clients it serves.',
-      threat: 'Informational',
-      cvssBase: null,
-      cvssVector: null,
+      ...severityOf('rampart:udp-dns-exposed'),
       cve: [],
       cwe: null,
       evidence,
@@ -178,9 +177,7 @@ function openResolverFinding(evidence: string): CheckFinding {
     solution:
       'Allow recursion only for your own clients (BIND `allow-recursion`, Unbound `access-control`, dnsmasq ' +
       '`--local-service`), or disable it on authoritative servers; apply response rate limiting.',
-    threat: 'Medium',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:udp-dns-open-resolver'),
     cve: [],
     cwe: 'CWE-406',
     evidence,

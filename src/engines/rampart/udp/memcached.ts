@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { CheckFinding } from '../checks/check.js';
 import { CISA_UDP_AMPLIFICATION, evidenceText, udpService, type UdpExchange, type UdpProbe } from './udp-probe.js';
 import { DEFAULT_UDP_PORTS } from './udp-ports.js';
+import { severityOf } from '../severity.js';
 
 const FRAME_BYTES = 8;
 
@@ -73,9 +74,7 @@ function memcachedFinding(stats: Map<string, string>, replyBytes: number): Check
     solution:
       'Disable UDP (`-U 0`, the default since memcached 1.5.6), bind memcached to a private interface (`-l`), ' +
       'and firewall port 11211 from untrusted networks.',
-    threat: 'High',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:udp-memcached-amplification'),
     cve: ['CVE-2018-1000115'],
     cwe: 'CWE-406',
     evidence:

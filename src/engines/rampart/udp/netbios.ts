@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { CheckFinding } from '../checks/check.js';
 import { CISA_UDP_AMPLIFICATION, evidenceText, udpService, type UdpExchange, type UdpProbe } from './udp-probe.js';
 import { DEFAULT_UDP_PORTS } from './udp-ports.js';
+import { severityOf } from '../severity.js';
 
 const TYPE_NBSTAT = 0x21;
 const CLASS_IN = 1;
@@ -115,9 +116,7 @@ function netbiosFinding(names: string[], mac: string | null): CheckFinding {
     solution:
       'Disable NetBIOS over TCP/IP where it is not needed (Samba: `disable netbios = yes`), or firewall UDP 137 ' +
       'from untrusted networks.',
-    threat: 'Low',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:udp-netbios-name-table'),
     cve: [],
     cwe: 'CWE-200',
     evidence: `NBSTAT reply with ${names.length} names: ${names.map((n) => evidenceText(n, 64)).join(', ')}${mac ? `; MAC ${mac}` : ''}.`,

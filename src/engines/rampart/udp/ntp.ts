@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { CheckFinding } from '../checks/check.js';
 import { CISA_UDP_AMPLIFICATION, udpService, type UdpExchange, type UdpProbe } from './udp-probe.js';
 import { DEFAULT_UDP_PORTS } from './udp-ports.js';
+import { severityOf } from '../severity.js';
 
 const PACKET_BYTES = 48;
 const MODE_CLIENT = 3;
@@ -72,9 +73,7 @@ function ntpFinding(reply: NtpReply): CheckFinding {
     solution:
       'If this server need not serve time here, restrict UDP 123. Otherwise make sure mode 6/7 queries are ' +
       'refused (ntpd `restrict default kod nomodify notrap nopeer noquery`, or use chrony).',
-    threat: 'Informational',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:udp-ntp-exposed'),
     cve: [],
     cwe: null,
     evidence: `NTPv4 client request (mode 3) answered by a mode-4 reply: VN=${reply.version}, stratum ${stratum}, reference id ${reply.referenceId}.`,

@@ -21,6 +21,7 @@ import {
 } from './ber.js';
 import { CISA_UDP_AMPLIFICATION, evidenceText, udpService, type UdpExchange, type UdpProbe } from './udp-probe.js';
 import { DEFAULT_UDP_PORTS } from './udp-ports.js';
+import { severityOf } from '../severity.js';
 
 export const SYS_DESCR_OID = '1.3.6.1.2.1.1.1.0';
 const SNMP_V2C = 1;
@@ -111,9 +112,7 @@ function defaultCommunityFinding(communities: string[], sysDescr: string | null)
     solution:
       'Remove the default communities. Prefer SNMPv3 with authentication and privacy (authPriv); if v2c must stay, ' +
       'use a long random community, a read-only view, and an ACL or firewall that admits only the monitoring hosts.',
-    threat: 'High',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:udp-snmp-default-community'),
     cve: ['CVE-1999-0517'],
     cwe: 'CWE-1392',
     evidence:

@@ -6,6 +6,7 @@
 import type { CheckFinding } from '../checks/check.js';
 import { CISA_UDP_AMPLIFICATION, evidenceText, udpService, type UdpExchange, type UdpProbe } from './udp-probe.js';
 import { DEFAULT_UDP_PORTS } from './udp-ports.js';
+import { severityOf } from '../severity.js';
 
 /** The M-SEARCH request; HOST is the SSDP multicast group, as control points send it. */
 export const SSDP_SEARCH = Buffer.from(
@@ -75,9 +76,7 @@ function ssdpFinding(server: string | null, location: string | null, st: string 
     solution:
       'Disable UPnP on this interface (on routers: on the WAN side, or altogether), or firewall UDP 1900 ' +
       'from everything but the local network.',
-    threat: 'Medium',
-    cvssBase: null,
-    cvssVector: null,
+    ...severityOf('rampart:udp-ssdp-exposed'),
     cve: [],
     cwe: 'CWE-406',
     evidence: `M-SEARCH ssdp:all answered with HTTP 200${shown.length > 0 ? `: ${shown.join('; ')}` : ''}.`,
