@@ -146,7 +146,7 @@ test(`a Rampart scan of real loopback services finds their weaknesses (${STORE_K
 
   // TLS.
   expect(tlsPort, 'tls-tls10-accepted', 'Medium');
-  expect(tlsPort, 'tls-cert-expired', 'Medium');
+  expect(tlsPort, 'tls-cert-expired', 'High');
   expect(tlsPort, 'tls-cert-self-signed', 'Low');
   expect(tlsPort, 'http-missing-hsts', 'Low');
   // Services without authentication, and cleartext.

@@ -37,7 +37,7 @@ export function judgeCertificate(handshake: HandshakeSuccess, hostname: string, 
   const notAfter = Date.parse(leaf.validTo);
 
   if (notAfter < now.getTime()) {
-    findings.push(certFinding('tls-cert-expired', 'TLS certificate expired', 'Medium', 'CWE-324',
+    findings.push(certFinding('tls-cert-expired', 'TLS certificate expired', 'High', 'CWE-324',
       'The server presents a certificate whose validity period has ended. Clients reject it or train users to click through warnings, which hides a real interception.',
       'Renew the certificate and install the new one with its intermediate chain; automate renewal (ACME).',
       `Expired ${leaf.validTo}. ${summary}`));

@@ -1,0 +1,172 @@
+/**
+ * Cipher suite enumeration of the TLS check against real TLS servers with chosen suites on
+ * loopback: `openssl s_server` with NULL and anonymous suites, a modern `openssl s_server` (TLS
+ * 1.2 ECDHE-GCM and TLS 1.3 only, its own order), `gnutls-serv` with RC4, 3DES and CBC on TLS
+ * 1.0 (Debian's OpenSSL 3 has neither RC4 nor 3DES), and a scripted SSLv3 server (no Debian
+ * TLS library still speaks SSLv3). Each server is started once for the file.
+ */
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import type { CheckFinding, Endpoint } from '../src/engines/rampart/checks/check.js';
+import { tlsCheck } from '../src/engines/rampart/checks/tls.js';
+import { enumerateSuites } from '../src/engines/rampart/checks/tls-ciphers.js';
+import { freePort, loopbackEndpoint, requireProgram, serviceInfo, spawnDaemon, startScriptedServer, tempDir } from './helpers/daemons.js';
+import { hasOpenssl, TestPki } from './helpers/pki.js';
+
+const skip = hasOpenssl() ? false : 'the openssl CLI is missing (Debian package `openssl`)';
+const service = serviceInfo('http', { tls: true });
+
+/** A leaf for localhost from a throwaway CA, written to files for the daemons. */
+async function certificateFiles(t: TestContext): Promise<{ cert: string; key: string }> {
+  const pki = new TestPki();
+  t.after(() => pki.cleanup());
+  const pair = pki.issue({ san: 'DNS:localhost,IP:127.0.0.1' });
+  const dir = await tempDir(t, 'tls-ciphers');
+  const files = { cert: path.join(dir, 'cert.pem'), key: path.join(dir, 'key.pem') };
+  await writeFile(files.cert, pair.cert);
+  await writeFile(files.key, pair.key);
+  return files;
+}
+
+/** `openssl s_server` on a random loopback port with `args` (cipher and version options). */
+async function startOpensslServer(t: TestContext, args: string[]): Promise<number> {
+  const { cert, key } = await certificateFiles(t);
+  const port = await freePort();
+  await spawnDaemon(t, 'openssl', ['s_server', '-accept', `127.0.0.1:${port}`, '-cert', cert, '-key', key, '-quiet', ...args], port);
+  return port;
+}
+
+function endpointFor(port: number): Endpoint {
+  return { ...loopbackEndpoint(port), hostname: 'localhost' };
+}
+
+function find(findings: CheckFinding[], rule: string): CheckFinding | undefined {
+  return findings.find((finding) => finding.ruleId === `rampart:${rule}`);
+}
+
+/** The suite names a finding's evidence lists for `version` (`TLSv1.2: A, B; TLSv1: C`). */
+function namesAt(finding: CheckFinding | undefined, version: string): string[] {
+  const match = new RegExp(`(?:^|[:;] )${version.replace('.', '\\.')}(?: \\(\\d+\\))?: ([A-Z0-9_a-z, ]+)`).exec(finding?.evidence ?? '');
+  return match?.[1]?.split(', ') ?? [];
+}
+
+describe('TLS cipher suites', { skip }, () => {
+  test('NULL and anonymous suites: each named, High, and the client order followed', async (t) => {
+    const port = await startOpensslServer(t, ['-cipher', 'aNULL:eNULL:@SECLEVEL=0']);
+    const findings = await tlsCheck.run(endpointFor(port), service);
+
+    const nulls = find(findings, 'tls-null-cipher');
+    assert.equal(nulls?.threat, 'High');
+    assert.equal(nulls.cwe, 'CWE-319');
+    // Every NULL suite OpenSSL serves with an RSA certificate, by its IANA name, and nothing else.
+    assert.deepEqual(namesAt(nulls, 'TLSv1.2').sort(), [
+      'TLS_ECDHE_RSA_WITH_NULL_SHA', 'TLS_ECDH_anon_WITH_NULL_SHA', 'TLS_RSA_WITH_NULL_MD5', 'TLS_RSA_WITH_NULL_SHA', 'TLS_RSA_WITH_NULL_SHA256',
+    ]);
+    const anonymous = find(findings, 'tls-anonymous-cipher');
+    assert.equal(anonymous?.threat, 'High');
+    const anon12 = namesAt(anonymous, 'TLSv1.2');
+    assert.ok(anon12.includes('TLS_DH_anon_WITH_AES_128_GCM_SHA256') && anon12.includes('TLS_ECDH_anon_WITH_AES_256_CBC_SHA'), anon12.join());
+    assert.ok(anon12.every((name) => /_anon_/.test(name)), anon12.join());
+    assert.match(anonymous.evidence, /Enumerated with \d+ ClientHellos/);
+
+    // The full list: TLS 1.3 still has its default suites; no suite outside the configured groups.
+    const list = find(findings, 'tls-cipher-suites');
+    assert.equal(list?.threat, 'Informational');
+    assert.deepEqual(namesAt(list, 'TLSv1.3').sort(), ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256']);
+    assert.ok(namesAt(list, 'TLSv1.2').every((name) => /_anon_|_NULL_/.test(name)));
+    assert.match(list.evidence, /the server follows the client's order/);
+    // s_server without -serverpref takes the client's order, and it accepts weak suites.
+    assert.equal(find(findings, 'tls-no-server-cipher-order')?.threat, 'Low');
+    // Refused suites are never reported: nothing from RC4, 3DES or export groups.
+    for (const rule of ['tls-rc4-cipher', 'tls-3des-cipher', 'tls-export-cipher', 'tls-ssl3-accepted']) assert.equal(find(findings, rule), undefined, rule);
+  });
+
+  test('a modern server (TLS 1.2 ECDHE-GCM and TLS 1.3, its own order) has no cipher findings', async (t) => {
+    const port = await startOpensslServer(t, [
+      '-cipher', 'ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384',
+      '-ciphersuites', 'TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256',
+      '-no_tls1', '-no_tls1_1', '-serverpref',
+    ]);
+    const findings = await tlsCheck.run(endpointFor(port), service);
+    assert.deepEqual(findings.map((finding) => finding.ruleId).sort(), ['rampart:tls-cert-untrusted', 'rampart:tls-cipher-suites', 'rampart:tls-protocols']);
+    const list = find(findings, 'tls-cipher-suites');
+    assert.deepEqual(namesAt(list, 'TLSv1.2').sort(), ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384']);
+    assert.deepEqual(namesAt(list, 'TLSv1.3').sort(), ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384']);
+    assert.match(list?.evidence ?? '', /Preference at TLSv1\.2: .*the server enforces its own order/);
+    assert.match(find(findings, 'tls-protocols')?.evidence ?? '', /TLSv1\.2 accepted.*TLSv1\.3 accepted.*SSLv3 not accepted/);
+
+    // The bound holds: with room for 5 ClientHellos the enumeration stops and says so.
+    const bounded = await enumerateSuites(endpointFor(port), 5);
+    assert.equal(bounded.hellos, 5);
+    assert.match([...bounded.incomplete.values()].join(), /bound of 5 connections/);
+    // Every connection takes a token of the job's rate limit.
+    let tokens = 0;
+    const paced = await enumerateSuites({ ...endpointFor(port), bucket: { take: async () => void tokens++ } });
+    assert.equal(tokens, paced.hellos);
+    assert.equal(paced.hellos, 3 + 3 + 1 + 1 + 1 + 2); // 2 + 2 accepted, a refusal per version, the order test
+  });
+
+  test('RC4, 3DES and CBC on TLS 1.0 (gnutls-serv)', async (t) => {
+    if (!requireProgram(t, '/usr/bin/gnutls-serv', 'gnutls-bin')) return;
+    const { cert, key } = await certificateFiles(t);
+    const port = await freePort();
+    // gnutls-serv has no listen-address option: it listens on every address, on a random port, for this test only.
+    await spawnDaemon(t, '/usr/bin/gnutls-serv', ['-p', String(port), '--x509certfile', cert, '--x509keyfile', key, '--priority',
+      'NONE:+VERS-TLS1.2:+VERS-TLS1.0:+3DES-CBC:+ARCFOUR-128:+AES-128-CBC:+RSA:+ECDHE-RSA:+SHA1:+COMP-NULL:+SIGN-ALL:+CURVE-ALL'], port);
+    const findings = await tlsCheck.run(endpointFor(port), service);
+
+    const tripleDes = find(findings, 'tls-3des-cipher');
+    assert.equal(tripleDes?.threat, 'Medium');
+    assert.deepEqual(tripleDes.cve, ['CVE-2016-2183']);
+    assert.deepEqual(namesAt(tripleDes, 'TLSv1').sort(), ['TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_RSA_WITH_3DES_EDE_CBC_SHA']);
+    const rc4 = find(findings, 'tls-rc4-cipher');
+    assert.equal(rc4?.threat, 'Medium');
+    assert.deepEqual(namesAt(rc4, 'TLSv1.2').sort(), ['TLS_ECDHE_RSA_WITH_RC4_128_SHA', 'TLS_RSA_WITH_RC4_128_SHA']);
+    const cbc = find(findings, 'tls-cbc-tls10');
+    assert.equal(cbc?.threat, 'Low');
+    assert.deepEqual(namesAt(cbc, 'TLSv1').sort(), [
+      'TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA', 'TLS_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_RSA_WITH_AES_128_CBC_SHA',
+    ]);
+    assert.doesNotMatch(cbc.evidence, /TLSv1\.2:/); // CBC is reported for TLS 1.0 only
+    const noFs = find(findings, 'tls-no-forward-secrecy');
+    assert.deepEqual(namesAt(noFs, 'TLSv1.2').sort(), ['TLS_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_RSA_WITH_AES_128_CBC_SHA', 'TLS_RSA_WITH_RC4_128_SHA']);
+    assert.equal(find(findings, 'tls-tls10-accepted')?.threat, 'Medium');
+    assert.equal(find(findings, 'tls-tls11-accepted'), undefined);
+    for (const rule of ['tls-null-cipher', 'tls-anonymous-cipher', 'tls-export-cipher']) assert.equal(find(findings, rule), undefined, rule);
+    // Node's own handshake (AES-CBC) still read the certificate.
+    assert.ok(find(findings, 'tls-cert-untrusted'));
+  });
+
+  test('an SSLv3 server is reported High, with the suite it chose', async (t) => {
+    // Answers an SSLv3 ClientHello offering TLS_RSA_WITH_3DES_EDE_CBC_SHA with an SSLv3 ServerHello choosing it; refuses anything else.
+    const server = await startScriptedServer(t, (socket) => {
+      socket.once('data', (hello: Buffer) => {
+        const clientVersion = hello.readUInt16BE(9);
+        const sessionLength = hello[43] ?? 0;
+        const suitesAt = 44 + sessionLength;
+        const suites = hello.subarray(suitesAt + 2, suitesAt + 2 + hello.readUInt16BE(suitesAt));
+        const offered = Array.from({ length: suites.length / 2 }, (_, i) => suites.readUInt16BE(i * 2));
+        if (clientVersion !== 0x0300 || !offered.includes(0x000a)) {
+          socket.end(Buffer.from([0x15, 0x03, 0x00, 0x00, 0x02, 0x02, 0x28]));
+          return;
+        }
+        const body = Buffer.concat([Buffer.from([0x03, 0x00]), Buffer.alloc(32, 7), Buffer.from([0x00, 0x00, 0x0a, 0x00])]);
+        const handshake = Buffer.concat([Buffer.from([0x02, 0x00, 0x00, body.length]), body]);
+        socket.write(Buffer.concat([Buffer.from([0x16, 0x03, 0x00, 0x00, handshake.length]), handshake]));
+      });
+    });
+    const findings = await tlsCheck.run(endpointFor(server.port), service);
+    const ssl3 = find(findings, 'tls-ssl3-accepted');
+    assert.equal(ssl3?.threat, 'High');
+    assert.deepEqual(ssl3.cve, ['CVE-2014-3566']);
+    assert.match(ssl3.evidence, /SSLv3 ServerHello choosing TLS_RSA_WITH_3DES_EDE_CBC_SHA/);
+    assert.deepEqual(namesAt(find(findings, 'tls-3des-cipher'), 'SSLv3'), ['TLS_RSA_WITH_3DES_EDE_CBC_SHA']);
+    assert.match(find(findings, 'tls-protocols')?.evidence ?? '', /SSLv3 accepted.*TLSv1 not accepted/);
+    assert.equal(find(findings, 'tls-tls10-accepted'), undefined);
+    // 5 versions refused or answered, one more SSLv3 hello after the choice, one real handshake for the certificate (refused).
+    assert.equal(server.connections, 5 + 1 + 1);
+    await server.allClosed();
+  });
+});
