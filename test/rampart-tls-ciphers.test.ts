@@ -12,6 +12,7 @@ import { describe, test, type TestContext } from 'node:test';
 import type { CheckFinding, Endpoint } from '../src/engines/rampart/checks/check.js';
 import { tlsCheck } from '../src/engines/rampart/checks/tls.js';
 import { enumerateSuites } from '../src/engines/rampart/checks/tls-ciphers.js';
+import { buildClientHello, readServerAnswer } from '../src/engines/rampart/checks/tls-hello.js';
 import { freePort, loopbackEndpoint, requireProgram, serviceInfo, spawnDaemon, startScriptedServer, tempDir } from './helpers/daemons.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
 
@@ -168,5 +169,43 @@ describe('TLS cipher suites', { skip }, () => {
     // 5 versions refused or answered, one more SSLv3 hello after the choice, one real handshake for the certificate (refused).
     assert.equal(server.connections, 5 + 1 + 1);
     await server.allClosed();
+  });
+});
+
+describe('ClientHello and ServerHello bytes', () => {
+  /** A ServerHello handshake message at `version` choosing `suite`, with a supported_versions extension when given. */
+  function serverHello(version: number, suite: number, supportedVersion?: number): Buffer {
+    const extensions = supportedVersion === undefined ? Buffer.alloc(0) : Buffer.from([0x00, 0x2b, 0x00, 0x02, supportedVersion >> 8, supportedVersion & 0xff]);
+    const body = Buffer.concat([
+      Buffer.from([version >> 8, version & 0xff]), Buffer.alloc(32, 1), Buffer.from([0, suite >> 8, suite & 0xff, 0]),
+      Buffer.from([extensions.length >> 8, extensions.length & 0xff]), extensions,
+    ]);
+    return Buffer.concat([Buffer.from([0x02, 0, body.length >> 8, body.length & 0xff]), body]);
+  }
+  const record = (payload: Buffer): Buffer => Buffer.concat([Buffer.from([0x16, 0x03, 0x03, payload.length >> 8, payload.length & 0xff]), payload]);
+
+  test('a ServerHello split over records and reads is read once complete', () => {
+    const hello = serverHello(0x0303, 0xc02f);
+    const split = Buffer.concat([record(hello.subarray(0, 10)), record(hello.subarray(10))]);
+    for (let cut = 0; cut < split.length; cut++) assert.equal(readServerAnswer(split.subarray(0, cut), 0x0303), null, `cut at ${cut}`);
+    assert.deepEqual(readServerAnswer(split, 0x0303), { kind: 'chosen', suite: 0xc02f });
+  });
+
+  test('TLS 1.3 is told by supported_versions; another version or an alert is a refusal', () => {
+    assert.deepEqual(readServerAnswer(record(serverHello(0x0303, 0x1301, 0x0304)), 0x0304), { kind: 'chosen', suite: 0x1301 });
+    assert.deepEqual(readServerAnswer(record(serverHello(0x0303, 0xc02f)), 0x0304), { kind: 'refused', reason: 'answered version 0x303' });
+    assert.deepEqual(readServerAnswer(Buffer.from([0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x46]), 0x0301), { kind: 'refused', reason: 'alert 70' });
+    assert.deepEqual(readServerAnswer(Buffer.from('HTTP/1.1 400 Bad Request\r\n'), 0x0303), { kind: 'refused', reason: 'record type 72' });
+  });
+
+  test('the ClientHello carries the suites in order, SNI for names only, and no extensions in SSLv3', () => {
+    const hello = buildClientHello('TLSv1.2', [0xc02f, 0x000a], 'example.org');
+    assert.equal(hello.readUInt16BE(9), 0x0303);
+    assert.equal(hello.readUInt16BE(3), hello.length - 5);
+    assert.deepEqual([hello.readUInt16BE(46), hello.readUInt16BE(48), hello.readUInt16BE(50)], [0xc02f, 0x000a, 0x00ff]);
+    assert.ok(hello.includes(Buffer.from('example.org')));
+    const ssl3 = buildClientHello('SSLv3', [0x000a], null);
+    assert.equal(ssl3.readUInt16BE(1), 0x0300);
+    assert.equal(ssl3.length, 5 + 4 + 2 + 32 + 1 + 2 + 4 + 2); // header, version, random, session, suites (+SCSV), compression
   });
 });
