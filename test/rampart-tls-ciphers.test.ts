@@ -2,8 +2,8 @@
  * Cipher suite enumeration of the TLS check against real TLS servers with chosen suites on
  * loopback: `openssl s_server` with NULL and anonymous suites, a modern `openssl s_server` (TLS
  * 1.2 ECDHE-GCM and TLS 1.3 only, its own order), `gnutls-serv` with RC4, 3DES and CBC on TLS
- * 1.0 (Debian's OpenSSL 3 has neither RC4 nor 3DES), and a scripted SSLv3 server (no Debian
- * TLS library still speaks SSLv3). Each server is started once for the file.
+ * 1.0 (Debian's OpenSSL 3 has neither RC4 nor 3DES), and a scripted SSLv3 server with an export
+ * suite (no Debian TLS library still speaks SSLv3 or serves export suites). Each server is started once for the file.
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -140,8 +140,10 @@ describe('TLS cipher suites', { skip }, () => {
     assert.ok(find(findings, 'tls-cert-untrusted'));
   });
 
-  test('an SSLv3 server is reported High, with the suite it chose', async (t) => {
-    // Answers an SSLv3 ClientHello offering TLS_RSA_WITH_3DES_EDE_CBC_SHA with an SSLv3 ServerHello choosing it; refuses anything else.
+  test('an SSLv3 server with an export suite: SSLv3 High, the export and RC4 suites named, each with its CVE', async (t) => {
+    // Answers an SSLv3 ClientHello with an SSLv3 ServerHello choosing the first offered suite it has (the client's
+    // order), like a 1999 server with RSA_EXPORT_WITH_RC4_40_MD5 and 3DES; refuses anything else with an alert.
+    const has = [0x000a, 0x0003];
     const server = await startScriptedServer(t, (socket) => {
       socket.once('data', (hello: Buffer) => {
         const clientVersion = hello.readUInt16BE(9);
@@ -149,11 +151,12 @@ describe('TLS cipher suites', { skip }, () => {
         const suitesAt = 44 + sessionLength;
         const suites = hello.subarray(suitesAt + 2, suitesAt + 2 + hello.readUInt16BE(suitesAt));
         const offered = Array.from({ length: suites.length / 2 }, (_, i) => suites.readUInt16BE(i * 2));
-        if (clientVersion !== 0x0300 || !offered.includes(0x000a)) {
+        const chosen = offered.find((suite) => has.includes(suite));
+        if (clientVersion !== 0x0300 || chosen === undefined) {
           socket.end(Buffer.from([0x15, 0x03, 0x00, 0x00, 0x02, 0x02, 0x28]));
           return;
         }
-        const body = Buffer.concat([Buffer.from([0x03, 0x00]), Buffer.alloc(32, 7), Buffer.from([0x00, 0x00, 0x0a, 0x00])]);
+        const body = Buffer.concat([Buffer.from([0x03, 0x00]), Buffer.alloc(32, 7), Buffer.from([0x00, chosen >> 8, chosen & 0xff, 0x00])]);
         const handshake = Buffer.concat([Buffer.from([0x02, 0x00, 0x00, body.length]), body]);
         socket.write(Buffer.concat([Buffer.from([0x16, 0x03, 0x00, 0x00, handshake.length]), handshake]));
       });
@@ -162,12 +165,20 @@ describe('TLS cipher suites', { skip }, () => {
     const ssl3 = find(findings, 'tls-ssl3-accepted');
     assert.equal(ssl3?.threat, 'High');
     assert.deepEqual(ssl3.cve, ['CVE-2014-3566']);
-    assert.match(ssl3.evidence, /SSLv3 ServerHello choosing TLS_RSA_WITH_3DES_EDE_CBC_SHA/);
+    assert.match(ssl3.evidence, /SSLv3 ServerHello choosing TLS_RSA_EXPORT_WITH_RC4_40_MD5/);
+    const exportGrade = find(findings, 'tls-export-cipher');
+    assert.equal(exportGrade?.threat, 'High');
+    assert.deepEqual(exportGrade.cve, ['CVE-2015-0204']);
+    assert.deepEqual(namesAt(exportGrade, 'SSLv3'), ['TLS_RSA_EXPORT_WITH_RC4_40_MD5']);
+    assert.deepEqual(namesAt(find(findings, 'tls-rc4-cipher'), 'SSLv3'), ['TLS_RSA_EXPORT_WITH_RC4_40_MD5']);
     assert.deepEqual(namesAt(find(findings, 'tls-3des-cipher'), 'SSLv3'), ['TLS_RSA_WITH_3DES_EDE_CBC_SHA']);
+    assert.deepEqual(namesAt(find(findings, 'tls-cbc-tls10'), 'SSLv3'), ['TLS_RSA_WITH_3DES_EDE_CBC_SHA']);
     assert.match(find(findings, 'tls-protocols')?.evidence ?? '', /SSLv3 accepted.*TLSv1 not accepted/);
     assert.equal(find(findings, 'tls-tls10-accepted'), undefined);
-    // 5 versions refused or answered, one more SSLv3 hello after the choice, one real handshake for the certificate (refused).
-    assert.equal(server.connections, 5 + 1 + 1);
+    assert.equal(find(findings, 'tls-no-server-cipher-order')?.threat, 'Low');
+    assert.match(find(findings, 'tls-cipher-suites')?.evidence ?? '', /Enumerated with 9 ClientHellos/);
+    // 4 versions refused, 3 SSLv3 hellos (2 chosen, then a refusal), 2 for the order, 1 real handshake (refused): no more.
+    assert.equal(server.connections, 4 + 3 + 2 + 1);
     await server.allClosed();
   });
 });

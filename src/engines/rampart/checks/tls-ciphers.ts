@@ -10,7 +10,7 @@ import type { Endpoint } from './check.js';
 import { sendClientHello, type HelloResult, type HelloVersion } from './tls-hello.js';
 import { LEGACY_SUITES, TLS13_SUITES } from './tls-suites.js';
 
-/** Newest first: a TLS 1.3 server answers the first hello, and a silent port costs one connection. */
+/** Newest first: most servers answer the first hello, and a silent port costs two connections (see `SILENT_AFTER`). */
 export const HELLO_VERSIONS: readonly HelloVersion[] = ['TLSv1.3', 'TLSv1.2', 'TLSv1.1', 'TLSv1', 'SSLv3'];
 
 /**
@@ -18,6 +18,13 @@ export const HELLO_VERSIONS: readonly HelloVersion[] = ['TLSv1.3', 'TLSv1.2', 'T
  * about 60 at TLS 1.2 and 40 at each of TLS 1.0 and 1.1; past the bound the list says incomplete.
  */
 export const MAX_HELLOS = 200;
+
+/**
+ * Unanswered hellos, before any answer, after which the port is taken as silent (not speaking
+ * TLS) and nothing more is tried. Two, not one: a TLS 1.2 server behind a broken middlebox may
+ * drop a TLS 1.3 ClientHello without a word and still answer a TLS 1.2 one.
+ */
+const SILENT_AFTER = 2;
 
 /** Whose order picks the suite when a client offers several the server accepts. */
 export type OrderResult = 'server' | 'client' | 'unclear';
@@ -32,7 +39,7 @@ export interface SuiteEnumeration {
   order: { version: HelloVersion; pair: [number, number]; result: OrderResult } | null;
   /** Connections made (ClientHellos sent). */
   hellos: number;
-  /** No hello was ever answered (a silent or non-TLS port): nothing else was tried. */
+  /** The first `SILENT_AFTER` hellos got no answer (a silent or non-TLS port): nothing else was tried. */
   silent: boolean;
   /** The job was aborted during the enumeration. */
   aborted: boolean;
@@ -42,6 +49,7 @@ export interface SuiteEnumeration {
 export async function enumerateSuites(endpoint: Endpoint, maxHellos = MAX_HELLOS): Promise<SuiteEnumeration> {
   const result: SuiteEnumeration = { accepted: new Map(), incomplete: new Map(), order: null, hellos: 0, silent: false, aborted: false };
   let answered = false;
+  let unanswered = 0;
   const hello = async (version: HelloVersion, suites: readonly number[]): Promise<HelloResult> => {
     try {
       await endpoint.bucket?.take(endpoint.signal);
@@ -51,6 +59,7 @@ export async function enumerateSuites(endpoint: Endpoint, maxHellos = MAX_HELLOS
     result.hellos++;
     const answer = await sendClientHello(endpoint, version, suites);
     if (answer.kind !== 'failed') answered = true;
+    else unanswered++;
     return answer;
   };
 
@@ -68,7 +77,7 @@ export async function enumerateSuites(endpoint: Endpoint, maxHellos = MAX_HELLOS
         return result;
       }
       if (answer.kind === 'failed') {
-        if (!answered) {
+        if (!answered && unanswered >= SILENT_AFTER) {
           result.silent = true;
           return result;
         }
