@@ -6,6 +6,7 @@
  * suite (no Debian TLS library still speaks SSLv3 or serves export suites). Each server is started once for the file.
  */
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
@@ -41,6 +42,15 @@ async function startOpensslServer(t: TestContext, args: string[]): Promise<numbe
 
 function endpointFor(port: number): Endpoint {
   return { ...loopbackEndpoint(port), hostname: 'localhost' };
+}
+
+/** A handshake message: type, 24-bit length, body. */
+function message(type: number, body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([type]), u24(body.length), body]);
+}
+
+function u24(value: number): Buffer {
+  return Buffer.from([value >> 16, (value >> 8) & 0xff, value & 0xff]);
 }
 
 function find(findings: CheckFinding[], rule: string): CheckFinding | undefined {
@@ -144,6 +154,9 @@ describe('TLS cipher suites', { skip }, () => {
     // Answers an SSLv3 ClientHello with an SSLv3 ServerHello choosing the first offered suite it has (the client's
     // order), like a 1999 server with RSA_EXPORT_WITH_RC4_40_MD5 and 3DES; refuses anything else with an alert.
     const has = [0x000a, 0x0003];
+    const pki = new TestPki();
+    t.after(() => pki.cleanup());
+    const expired = new X509Certificate(pki.issue({ selfSigned: true, start: '20200101000000Z', end: '20200201000000Z' }).cert).raw;
     const server = await startScriptedServer(t, (socket) => {
       socket.once('data', (hello: Buffer) => {
         const clientVersion = hello.readUInt16BE(9);
@@ -157,8 +170,10 @@ describe('TLS cipher suites', { skip }, () => {
           return;
         }
         const body = Buffer.concat([Buffer.from([0x03, 0x00]), Buffer.alloc(32, 7), Buffer.from([0x00, chosen >> 8, chosen & 0xff, 0x00])]);
-        const handshake = Buffer.concat([Buffer.from([0x02, 0x00, 0x00, body.length]), body]);
-        socket.write(Buffer.concat([Buffer.from([0x16, 0x03, 0x00, 0x00, handshake.length]), handshake]));
+        // ServerHello, Certificate (the expired one), ServerHelloDone; then it waits for a key exchange that never comes.
+        const list = Buffer.concat([u24(expired.length + 3), u24(expired.length), expired]);
+        const flight = Buffer.concat([message(2, body), message(11, list), message(14, Buffer.alloc(0))]);
+        socket.write(Buffer.concat([Buffer.from([0x16, 0x03, 0x00, flight.length >> 8, flight.length & 0xff]), flight]));
       });
     });
     const findings = await tlsCheck.run(endpointFor(server.port), service);
@@ -177,8 +192,14 @@ describe('TLS cipher suites', { skip }, () => {
     assert.equal(find(findings, 'tls-tls10-accepted'), undefined);
     assert.equal(find(findings, 'tls-no-server-cipher-order')?.threat, 'Low');
     assert.match(find(findings, 'tls-cipher-suites')?.evidence ?? '', /Enumerated with 9 ClientHellos/);
-    // 4 versions refused, 3 SSLv3 hellos (2 chosen, then a refusal), 2 for the order, 1 real handshake (refused): no more.
-    assert.equal(server.connections, 4 + 3 + 2 + 1);
+    // Node cannot offer these suites: the certificate was read from one more SSLv3 ClientHello, and judged.
+    const expiredFinding = find(findings, 'tls-cert-expired');
+    assert.equal(expiredFinding?.threat, 'High');
+    assert.match(expiredFinding.evidence, /Feb {2}1 00:00:00 2020 GMT/);
+    assert.match(find(findings, 'tls-cert-self-signed')?.evidence ?? '', /not verified by a handshake/);
+    assert.equal(find(findings, 'tls-cert-name-mismatch'), undefined);
+    // 4 versions refused, 3 SSLv3 hellos (2 chosen, then a refusal), 2 for the order, 1 real handshake (refused), 1 for the certificate.
+    assert.equal(server.connections, 4 + 3 + 2 + 1 + 1);
     await server.allClosed();
   });
 });

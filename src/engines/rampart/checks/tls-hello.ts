@@ -28,22 +28,49 @@ export type HelloResult =
 /** The most a server may send before its ServerHello is complete (a ServerHello is < 1 KB). */
 const MAX_ANSWER_BYTES = 16 * 1024 + 5;
 
+/** The most read while waiting for a Certificate message (a long chain is ~10 KB). */
+const MAX_CERTIFICATE_BYTES = 64 * 1024;
+
 /**
  * Sends one ClientHello offering `suites` (in that order) at `version` to the endpoint, through
  * its egress, and reads the answer. Bounded by the connect plus read timeouts and the abort
  * signal; the socket is always destroyed before the promise settles.
  */
 export async function sendClientHello(endpoint: Endpoint, version: HelloVersion, suites: readonly number[]): Promise<HelloResult> {
-  if (endpoint.signal.aborted) return { kind: 'failed', reason: 'aborted' };
+  const hello = buildClientHello(version, suites, serverNameOf(endpoint));
+  const outcome = await converse(endpoint, hello, MAX_ANSWER_BYTES, (data) => readServerAnswer(data, WIRE[version]));
+  if (outcome.ok) return outcome.value;
+  // A server that drops the connection after our hello refused it (that is how many say no).
+  if (outcome.why === 'closed') return { kind: 'refused', reason: outcome.reason };
+  return { kind: 'failed', reason: outcome.reason };
+}
+
+/**
+ * The certificates (DER, leaf first) a server sends after its ServerHello at TLS 1.2 or older,
+ * for a server whose suites Node's TLS cannot offer; null when none came (refused, anonymous
+ * suite, no answer). One connection, closed once the Certificate message is read.
+ */
+export async function fetchCertificates(endpoint: Endpoint, version: Exclude<HelloVersion, 'TLSv1.3'>, suites: readonly number[]): Promise<Buffer[] | null> {
+  const hello = buildClientHello(version, suites, serverNameOf(endpoint));
+  const outcome = await converse(endpoint, hello, MAX_CERTIFICATE_BYTES, readCertificates);
+  return outcome.ok ? outcome.value : null;
+}
+
+type Conversation<T> = { ok: true; value: T } | { ok: false; why: 'closed' | 'failed'; reason: string };
+
+/** Connects, sends `hello`, and feeds what arrives to `read` until it returns a value. */
+async function converse<T>(endpoint: Endpoint, hello: Buffer, maxBytes: number, read: (data: Buffer) => T | null): Promise<Conversation<T>> {
+  if (endpoint.signal.aborted) return { ok: false, why: 'failed', reason: 'aborted' };
   const started = Date.now();
   const outcome = await connectTcp(endpoint.egress, endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
-  if (outcome.state !== 'connected') return { kind: 'failed', reason: outcome.state === 'error' || outcome.state === 'unreachable' ? outcome.code : outcome.state };
+  if (outcome.state !== 'connected') {
+    return { ok: false, why: 'failed', reason: outcome.state === 'error' || outcome.state === 'unreachable' ? outcome.code : outcome.state };
+  }
   const socket = outcome.socket;
-  const hello = buildClientHello(version, suites, net.isIP(endpoint.hostname) === 0 ? endpoint.hostname : null);
   return new Promise((resolve) => {
     let received = Buffer.alloc(0);
     let settled = false;
-    const settle = (result: HelloResult): void => {
+    const settle = (result: Conversation<T>): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -51,21 +78,25 @@ export async function sendClientHello(endpoint: Endpoint, version: HelloVersion,
       socket.destroy();
       resolve(result);
     };
-    const onAbort = (): void => settle({ kind: 'failed', reason: 'aborted' });
+    const onAbort = (): void => settle({ ok: false, why: 'failed', reason: 'aborted' });
     const left = Math.max(0, endpoint.limits.connectTimeoutMs + endpoint.limits.readTimeoutMs - (Date.now() - started));
-    const timer = setTimeout(() => settle({ kind: 'failed', reason: 'timeout' }), left);
+    const timer = setTimeout(() => settle({ ok: false, why: 'failed', reason: 'timeout' }), left);
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      const answer = readServerAnswer(received, WIRE[version]);
-      if (answer !== null) settle(answer);
-      else if (received.length > MAX_ANSWER_BYTES) settle({ kind: 'refused', reason: 'no ServerHello' });
+      const value = read(received);
+      if (value !== null) settle({ ok: true, value });
+      else if (received.length > maxBytes) settle({ ok: false, why: 'closed', reason: 'answer too long' });
     });
-    // A server that drops the connection after our hello refused it (that is how many say no).
-    socket.on('error', (error: NodeJS.ErrnoException) => settle({ kind: 'refused', reason: error.code ?? 'error' }));
-    socket.once('close', () => settle({ kind: 'refused', reason: 'closed' }));
+    socket.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, why: 'closed', reason: error.code ?? 'error' }));
+    socket.once('close', () => settle({ ok: false, why: 'closed', reason: 'closed' }));
     endpoint.signal.addEventListener('abort', onAbort, { once: true });
     socket.write(hello);
   });
+}
+
+/** SNI: the target's name, never an IP literal (RFC 6066). */
+function serverNameOf(endpoint: Endpoint): string | null {
+  return net.isIP(endpoint.hostname) === 0 ? endpoint.hostname : null;
 }
 
 /**
@@ -113,20 +144,56 @@ export function readServerAnswer(data: Buffer, offered: number): HelloResult | n
   const type = data[0];
   if (type === 0x15) return data.length < 7 ? null : { kind: 'refused', reason: `alert ${data[6]}` };
   if (type !== 0x16) return { kind: 'refused', reason: `record type ${type}` };
-  // The ServerHello may span records: gather handshake payloads until its length is known and met.
-  let payload = Buffer.alloc(0);
-  for (let offset = 0; offset + 5 <= data.length;) {
-    const length = data.readUInt16BE(offset + 3);
-    if (data[offset] !== 0x16) break;
-    if (offset + 5 + length > data.length) break;
-    payload = Buffer.concat([payload, data.subarray(offset + 5, offset + 5 + length)]);
-    offset += 5 + length;
-  }
+  const payload = handshakePayload(data);
   if (payload.length < 4) return null;
   if (payload[0] !== 2) return { kind: 'refused', reason: `handshake type ${payload[0]}` };
   const length = payload.readUIntBE(1, 3);
   if (payload.length < 4 + length) return null;
   return parseServerHello(payload.subarray(4, 4 + length), offered);
+}
+
+/**
+ * The certificate list of the first Certificate message in `data` (the flight after a
+ * ServerHello), `[]` when the flight ends without one (an anonymous suite), null while more bytes
+ * are needed. Anything but handshake records ends the flight.
+ */
+export function readCertificates(data: Buffer): Buffer[] | null {
+  if (data.length >= 5 && data[0] !== 0x16) return [];
+  const payload = handshakePayload(data);
+  for (let offset = 0; offset + 4 <= payload.length;) {
+    const type = payload[offset];
+    const length = payload.readUIntBE(offset + 1, 3);
+    if (offset + 4 + length > payload.length) return null;
+    const body = payload.subarray(offset + 4, offset + 4 + length);
+    if (type === 11) return certificateList(body);
+    if (type === 14) return []; // ServerHelloDone: no certificate in this flight
+    offset += 4 + length;
+  }
+  return null;
+}
+
+function certificateList(body: Buffer): Buffer[] {
+  const certificates: Buffer[] = [];
+  const end = Math.min(body.length, 3 + (body.length >= 3 ? body.readUIntBE(0, 3) : 0));
+  for (let offset = 3; offset + 3 <= end;) {
+    const length = body.readUIntBE(offset, 3);
+    if (offset + 3 + length > end) break;
+    certificates.push(body.subarray(offset + 3, offset + 3 + length));
+    offset += 3 + length;
+  }
+  return certificates;
+}
+
+/** The payloads of the complete handshake records at the start of `data`, joined (a message may span records). */
+function handshakePayload(data: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let offset = 0; offset + 5 <= data.length;) {
+    const length = data.readUInt16BE(offset + 3);
+    if (data[offset] !== 0x16 || offset + 5 + length > data.length) break;
+    parts.push(data.subarray(offset + 5, offset + 5 + length));
+    offset += 5 + length;
+  }
+  return Buffer.concat(parts);
 }
 
 function parseServerHello(hello: Buffer, offered: number): HelloResult {

@@ -38,8 +38,8 @@ import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { judgeCertificate } from './tls-certificate.js';
 import { judgeSuites } from './tls-cipher-findings.js';
 import { enumerateSuites, HELLO_VERSIONS, type SuiteEnumeration } from './tls-ciphers.js';
-import { LEGACY_CIPHERS, tryHandshake } from './tls-handshake.js';
-import type { HelloVersion } from './tls-hello.js';
+import { handshakeFromCertificates, LEGACY_CIPHERS, tryHandshake, type HandshakeSuccess } from './tls-handshake.js';
+import { fetchCertificates, type HelloVersion } from './tls-hello.js';
 import { suiteTraits } from './tls-suites.js';
 
 const RFC8996 = 'https://www.rfc-editor.org/rfc/rfc8996';
@@ -78,8 +78,28 @@ async function runTlsCheck(endpoint: Endpoint): Promise<CheckFinding[]> {
   // The certificate, from one real handshake at the newest version Node can offer: what current clients see.
   const handshake = await tryHandshake(endpoint, { minVersion: 'TLSv1', maxVersion: 'TLSv1.3', ciphers: LEGACY_CIPHERS });
   if (endpoint.signal.aborted) return [];
-  if (handshake.ok) findings.push(...judgeCertificate(handshake, endpoint.hostname));
+  const seen = handshake.ok ? handshake : await certificateFromHellos(endpoint, enumeration);
+  if (endpoint.signal.aborted) return [];
+  if (seen !== null) findings.push(...judgeCertificate(seen, endpoint.hostname));
   return findings;
+}
+
+/**
+ * The certificate of a server Node's TLS could not complete a handshake with (it accepts only
+ * suites Node cannot offer, e.g. RC4 or 3DES): one more ClientHello at the newest version below
+ * 1.3 with an authenticated suite, read up to the Certificate message.
+ */
+async function certificateFromHellos(endpoint: Endpoint, enumeration: SuiteEnumeration): Promise<HandshakeSuccess | null> {
+  for (const version of HELLO_VERSIONS) {
+    if (version === 'TLSv1.3') continue;
+    const suites = (enumeration.accepted.get(version) ?? []).filter((id) => !suiteTraits(id).anonymous);
+    const first = suites[0];
+    if (first === undefined) continue;
+    await endpoint.bucket?.take(endpoint.signal).catch(() => undefined);
+    const certificates = await fetchCertificates(endpoint, version, suites);
+    return certificates === null ? null : handshakeFromCertificates(version, suiteTraits(first).name, certificates);
+  }
+  return null;
 }
 
 /**
@@ -111,7 +131,10 @@ function protocolsFinding(enumeration: SuiteEnumeration): CheckFinding {
     .map((version) => `${version} accepted (${chosenAt(enumeration, version)})`);
   const refused = HELLO_VERSIONS.filter((version) => !enumeration.accepted.has(version))
     .reverse()
-    .map((version) => `${version} not accepted${enumeration.incomplete.has(version) ? ` (${enumeration.incomplete.get(version)})` : ''}`);
+    .map((version) => {
+      const why = enumeration.incomplete.get(version);
+      return why === undefined ? `${version} not accepted` : `${version} unknown (${why})`;
+    });
   return {
     ruleId: 'rampart:tls-protocols',
     name: 'TLS protocol versions accepted',
