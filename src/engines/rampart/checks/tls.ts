@@ -6,7 +6,9 @@
  * Node's OpenSSL cannot (SSLv3, RC4, 3DES, export suites): at most `MAX_HELLOS` connections per
  * port, one at a time, each through the job's egress and rate limit and closed after the
  * ServerHello. Then one real handshake (Node's TLS, all versions it can offer) reads the
- * certificate chain. SSLv2 is not tested. Nothing is sent after a handshake.
+ * certificate chain; when Node cannot complete one (the server has only suites Node cannot
+ * offer), one more ClientHello reads the chain from the Certificate message. SSLv2 is not
+ * tested. Nothing is sent after a handshake.
  *
  * Threats (a finding's rule id never changes; High and Medium ratings follow the severity table):
  *
