@@ -4,7 +4,9 @@
  * ClientHello written byte by byte can offer any suite id. The handshake is never completed: the
  * connection is closed as soon as the ServerHello (or an alert) is read, so nothing is left on
  * the server but a failed handshake in its log. Kept apart from `tls-handshake.ts` (Node's real
- * handshakes, for the certificate) because nothing here touches Node's TLS stack.
+ * handshakes, for the certificate) because nothing here touches Node's TLS stack. Its own small
+ * connection loop rather than `protocols/session.ts`: the enumeration must tell a refusal (the
+ * server closed or reset) from silence (timeout), and a Session read returns null for both.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import net from 'node:net';
