@@ -16,6 +16,8 @@ import { enumerateSuites } from '../src/engines/rampart/checks/tls-ciphers.js';
 import { buildClientHello, readServerAnswer } from '../src/engines/rampart/checks/tls-hello.js';
 import { freePort, loopbackEndpoint, requireProgram, serviceInfo, spawnDaemon, startScriptedServer, tempDir } from './helpers/daemons.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
+import { createAddressGuard } from '../src/shared/address-guard.js';
+import { createEgress } from '../src/shared/egress.js';
 
 const skip = hasOpenssl() ? false : 'the openssl CLI is missing (Debian package `openssl`)';
 const service = serviceInfo('http', { tls: true });
@@ -202,6 +204,14 @@ describe('TLS cipher suites', { skip }, () => {
     assert.equal(server.connections, 4 + 3 + 2 + 1 + 1);
     await server.allClosed();
   });
+});
+
+test('an address the guard refuses gets no ClientHello at all', async (t) => {
+  const server = await startScriptedServer(t, (socket) => socket.end());
+  const elsewhere = createEgress({ guard: createAddressGuard(['192.0.2.0/24']) });
+  const findings = await tlsCheck.run({ ...endpointFor(server.port), egress: elsewhere }, service);
+  assert.deepEqual(findings, []);
+  assert.equal(server.connections, 0);
 });
 
 describe('ClientHello and ServerHello bytes', () => {
