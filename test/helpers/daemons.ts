@@ -57,7 +57,7 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
 }
 
 /** Spawns `command`, waits until `port` accepts a connection, and stops it after the test. */
-async function spawnDaemon(t: TestContext, command: string, args: string[], port: number): Promise<Daemon> {
+export async function spawnDaemon(t: TestContext, command: string, args: string[], port: number): Promise<Daemon> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer): void => {

@@ -96,7 +96,7 @@ export class ServiceStage {
 
   async #work(host: ProbedHost, port: number): Promise<void> {
     const { limits, signal, emit, budget, egress } = this.options;
-    const endpoint: Endpoint = { hostname: host.hostname, address: host.address, port, limits, signal, egress };
+    const endpoint: Endpoint = { hostname: host.hostname, address: host.address, port, limits, signal, egress, bucket: this.options.bucket };
     const banner = await budget.with(signal, () => grabBanner(endpoint));
     if (signal.aborted) return;
     const service = await budget.with(signal, () => this.options.detect(endpoint, banner ?? null));

@@ -76,18 +76,18 @@ export const SEVERITY_TABLE = [
 
   // TLS protocols and cipher suites (issue 14: NULL or anonymous TLS suites are High)
   { ruleId: 'rampart:tls-protocols', threat: 'Informational', vector: null, reason: 'The versions accepted, for the record.' },
+  { ruleId: 'rampart:tls-cipher-suites', threat: 'Informational', vector: null, reason: 'The suites accepted at each version and the order the server chose them in, for the record.' },
+  { ruleId: 'rampart:tls-ssl3-accepted', threat: 'Medium', vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:N/A:N', reason: 'SSLv3 is broken and forbidden (RFC 7568): POODLE decrypts CBC records from the path and its other suites are RC4; reading needs a position on the path and a client that still offers SSLv3 (the vector OpenVAS gives deprecated SSL versions, 5.9).' },
   { ruleId: 'rampart:tls-tls10-accepted', threat: 'Medium', vector: null, reason: 'Deprecated (RFC 8996): BEAST-prone CBC, MD5/SHA-1 handshake, no AEAD; forbidden by PCI DSS.' },
   { ruleId: 'rampart:tls-tls11-accepted', threat: 'Low', vector: null, reason: 'Deprecated (RFC 8996) without AEAD, but no practical attack; modern clients no longer offer it.' },
-  { ruleId: 'rampart:tls-weak-cipher', when: 'a NULL or anonymous suite is among them', threat: 'High', vector: null, reason: 'NULL suites send data unencrypted and anonymous suites let anyone on the path impersonate the server, to any client that offers them (see the tls-null-cipher and tls-anonymous-cipher rows).' },
-  { ruleId: 'rampart:tls-weak-cipher', when: '3DES or RC4 suites only', threat: 'Medium', vector: TLS_STATISTICAL, reason: "3DES (SWEET32) and RC4 fall to statistical attacks that need huge traffic driven by a script in the victim's browser (see the tls-sweet32 and tls-rc4-cipher rows)." },
   { ruleId: 'rampart:tls-null-cipher', threat: 'High', vector: null, reason: "The server agrees to send data unencrypted. Its CVSS vector (AV:N/AC:H/C:H, 5.9) undersells a switch that only misconfiguration turns on and that any client with a permissive cipher list takes; the table rates it High." },
   { ruleId: 'rampart:tls-anonymous-cipher', threat: 'High', vector: ON_PATH_TAKEOVER, reason: 'No server authentication: anyone on the path impersonates the server to a client that offers the suite.' },
   { ruleId: 'rampart:tls-export-cipher', threat: 'High', vector: ON_PATH_TAKEOVER, reason: '40- and 56-bit export keys and 512-bit key exchange break in hours (FREAK, Logjam): sessions read and altered from the path.' },
   { ruleId: 'rampart:tls-rc4-cipher', threat: 'Medium', vector: TLS_STATISTICAL, reason: 'RC4 biases recover cookies after millions of encryptions of the same secret, driven by a script in the victim\'s browser (RFC 7465 forbids RC4).' },
-  { ruleId: 'rampart:tls-sweet32', threat: 'Medium', vector: TLS_STATISTICAL, reason: "64-bit block collisions after hundreds of gigabytes in one session, driven by a script in the victim's browser. NVD scores CVE-2016-2183 7.5 (AC:L, no user interaction) for the library; the attack on a server needs both." },
+  { ruleId: 'rampart:tls-3des-cipher', threat: 'Medium', vector: TLS_STATISTICAL, reason: "64-bit block collisions after hundreds of gigabytes in one session, driven by a script in the victim's browser. NVD scores CVE-2016-2183 7.5 (AC:L, no user interaction) for the library; the attack on a server needs both." },
   { ruleId: 'rampart:tls-no-forward-secrecy', threat: 'Low', vector: null, reason: 'Static RSA key exchange: whoever obtains the private key later decrypts recorded sessions; no attack today without the key.' },
   { ruleId: 'rampart:tls-cbc-tls10', threat: 'Low', vector: null, reason: 'BEAST needs a client without the 1/n-1 record split, which every current browser has; the TLS 1.0 row carries the protocol weakness.' },
-  { ruleId: 'rampart:tls-no-server-preference', threat: 'Low', vector: null, reason: "The client's order picks the suite, so a weaker suite the server also accepts can be used; harmless when only strong suites are enabled." },
+  { ruleId: 'rampart:tls-no-server-cipher-order', threat: 'Low', vector: null, reason: "The client's order picks the suite, so a weaker suite the server also accepts can be used; harmless when only strong suites are enabled." },
 
   // TLS certificates (issue 14: an expired certificate is High)
   { ruleId: 'rampart:tls-cert-expired', threat: 'High', vector: null, reason: 'Every client fails at once or users learn to click through warnings, which hides a real interception; renewal has stopped working.' },

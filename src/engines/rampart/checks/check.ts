@@ -11,6 +11,7 @@
  */
 import type { Egress } from '../../../shared/egress.js';
 import type { EngineLimits, Finding } from '../../engine.js';
+import type { TokenBucket } from '../rate-limit.js';
 
 /** What listens on a port, as far as the probes could tell. */
 export interface ServiceInfo {
@@ -40,6 +41,8 @@ export interface Endpoint {
   signal: AbortSignal;
   /** Every connection goes through it (the job's egress), so each address is checked by the guard. */
   egress: Egress;
+  /** The job's rate limit, when it has one: checks that open many connections take a token for each. */
+  bucket?: Pick<TokenBucket, 'take'> | undefined;
 }
 
 /** A finding without its location: the engine adds hostname, address, port and protocol. */

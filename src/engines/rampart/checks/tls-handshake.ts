@@ -148,3 +148,31 @@ function parseCertificate(raw: Buffer): X509Certificate | null {
     return null;
   }
 }
+
+/**
+ * What `judgeCertificate` needs, from certificates read without a completed handshake (a server
+ * whose suites Node's TLS cannot offer: `fetchCertificates` in `tls-hello.ts`). Nothing was
+ * verified by a handshake, so `authorized` is false and trust comes from the bundled roots only.
+ */
+export function handshakeFromCertificates(protocol: string, cipher: string, certificates: Buffer[]): HandshakeSuccess | null {
+  const chain: X509Certificate[] = [];
+  for (const der of certificates) {
+    const cert = parseCertificate(der);
+    if (cert === null) break;
+    chain.push(cert);
+  }
+  const leaf = chain[0];
+  if (leaf === undefined) return null;
+  const commonName = /^CN=(.*)$/m.exec(leaf.subject)?.[1];
+  // The two fields `tls.checkServerIdentity` reads from the legacy certificate object.
+  const peer = { subject: commonName === undefined ? {} : { CN: commonName }, subjectaltname: leaf.subjectAltName ?? '' } as unknown as tls.PeerCertificate;
+  return {
+    ok: true,
+    protocol,
+    cipher,
+    authorized: false,
+    authorizationError: 'not verified by a handshake (the chain was read from a ClientHello exchange with suites Node cannot offer)',
+    chain,
+    peer,
+  };
+}

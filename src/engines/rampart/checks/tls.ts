@@ -1,45 +1,49 @@
 /**
- * The TLS check: which protocol versions and weak cipher suites a TLS service accepts, and what
- * is wrong with its certificate. At most 8 handshakes per port, one at a time, each bounded by
- * the job's timeouts and abort signal; nothing is sent after a handshake completes.
+ * The TLS check: which protocol versions and cipher suites a TLS service accepts, whether it
+ * enforces its suite order, and what is wrong with its certificate.
  *
- * SSLv2 and SSLv3 are not tested: Node's OpenSSL 3 is built without them and cannot even offer
- * them, so this check says nothing about them either way. EXPORT and single-DES suites are gone
- * from OpenSSL 3 too. Node's own build also leaves out 3DES and RC4 suites (weak-ssl-ciphers):
- * those groups are still tried, so a build that has them tests them, and the informational
- * finding names the groups this build could not offer.
+ * Versions and suites come from hand-built ClientHellos (`tls-ciphers.ts`), which can offer what
+ * Node's OpenSSL cannot (SSLv3, RC4, 3DES, export suites): at most `MAX_HELLOS` connections per
+ * port, one at a time, each through the job's egress and rate limit and closed after the
+ * ServerHello. Then one real handshake (Node's TLS, all versions it can offer) reads the
+ * certificate chain; when Node cannot complete one (the server has only suites Node cannot
+ * offer), one more ClientHello reads the chain from the Certificate message. SSLv2 is not
+ * tested. Nothing is sent after a handshake.
  *
  * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md); a rule id never changes:
  *
- * | Rule id                              | Threat        | CWE     | Why                                              |
- * |--------------------------------------|---------------|---------|--------------------------------------------------|
- * | rampart:tls-protocols                | Informational | -       | the versions accepted, for the record            |
- * | rampart:tls-tls10-accepted           | Medium        | CWE-327 | deprecated (RFC 8996); CBC IV flaw (BEAST), SHA-1/MD5 PRF |
- * | rampart:tls-tls11-accepted           | Low           | CWE-327 | deprecated (RFC 8996); no AEAD, but no BEAST     |
- * | rampart:tls-weak-cipher              | High, else Medium | CWE-327 | NULL, anonymous, 3DES (SWEET32) or RC4 suites; needs a client that offers them |
- * | rampart:tls-cert-expired             | High          | CWE-324 | clients reject it or users click through         |
- * | rampart:tls-cert-not-yet-valid       | Medium        | CWE-295 | as expired                                       |
- * | rampart:tls-cert-expiring-soon       | Low           | -       | within 30 days: an outage to come                |
- * | rampart:tls-cert-self-signed         | Low           | CWE-295 | unverifiable identity (implies untrusted)        |
- * | rampart:tls-cert-untrusted           | Low           | CWE-295 | chain does not reach the bundled CA store        |
- * | rampart:tls-cert-name-mismatch       | Medium        | CWE-297 | clients reject it or users click through         |
- * | rampart:tls-cert-weak-key            | Medium        | CWE-326 | RSA/DSA < 2048 bits, EC < 224 bits               |
- * | rampart:tls-cert-weak-signature      | Medium        | CWE-328 | SHA-1 or MD5 signature in the chain (not a root's)|
+ * | Rule id                               | Threat        | CWE     | Why                                              |
+ * |---------------------------------------|---------------|---------|--------------------------------------------------|
+ * | rampart:tls-protocols                 | Informational | -       | the versions accepted, for the record            |
+ * | rampart:tls-cipher-suites             | Informational | -       | every suite accepted per version, and the order  |
+ * | rampart:tls-ssl3-accepted             | Medium        | CWE-327 | SSLv3 is broken (POODLE, RFC 7568 forbids it)    |
+ * | rampart:tls-tls10-accepted            | Medium        | CWE-327 | deprecated (RFC 8996); CBC IV flaw (BEAST), SHA-1/MD5 PRF |
+ * | rampart:tls-tls11-accepted            | Low           | CWE-327 | deprecated (RFC 8996); no AEAD, but no BEAST     |
+ * | rampart:tls-null-cipher               | High          | CWE-319 | no encryption: clear text on the wire            |
+ * | rampart:tls-anonymous-cipher          | High          | CWE-306 | no server authentication: trivial interception   |
+ * | rampart:tls-export-cipher             | High          | CWE-326 | 40/56-bit keys, downgrade attacks (FREAK, Logjam)|
+ * | rampart:tls-rc4-cipher                | Medium        | CWE-327 | RC4 biases (RFC 7465); needs many encryptions    |
+ * | rampart:tls-3des-cipher               | Medium        | CWE-327 | 64-bit blocks (SWEET32); needs ~32 GB per session|
+ * | rampart:tls-cbc-tls10                 | Low           | CWE-327 | BEAST; clients mitigate it by splitting records  |
+ * | rampart:tls-no-forward-secrecy        | Low           | CWE-327 | a later key theft decrypts recorded sessions     |
+ * | rampart:tls-no-server-cipher-order    | Low           | CWE-757 | client order wins, and a weak suite is accepted  |
+ * | rampart:tls-cert-expired              | High          | CWE-324 | clients reject it or users click through         |
+ * | rampart:tls-cert-not-yet-valid        | Medium        | CWE-295 | as expired, but usually a clock or a staged renewal |
+ * | rampart:tls-cert-expiring-soon        | Low           | -       | within 30 days: an outage to come                |
+ * | rampart:tls-cert-self-signed          | Low           | CWE-295 | unverifiable identity (implies untrusted)        |
+ * | rampart:tls-cert-untrusted            | Low           | CWE-295 | chain does not reach the bundled CA store        |
+ * | rampart:tls-cert-name-mismatch        | Medium        | CWE-297 | clients reject it or users click through         |
+ * | rampart:tls-cert-weak-key             | Medium        | CWE-326 | RSA/DSA < 2048 bits, EC < 224 bits               |
+ * | rampart:tls-cert-weak-signature       | Medium        | CWE-328 | SHA-1 or MD5 signature in the chain (not a root's)|
  */
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { judgeCertificate } from './tls-certificate.js';
+import { judgeSuites } from './tls-cipher-findings.js';
+import { enumerateSuites, HELLO_VERSIONS, type SuiteEnumeration } from './tls-ciphers.js';
+import { handshakeFromCertificates, LEGACY_CIPHERS, tryHandshake, type HandshakeSuccess } from './tls-handshake.js';
+import { fetchCertificates, type HelloVersion } from './tls-hello.js';
+import { suiteTraits } from './tls-suites.js';
 import { severityOf } from '../severity.js';
-import { LEGACY_CIPHERS, tryHandshake, type HandshakeResult, type HandshakeSuccess } from './tls-handshake.js';
-
-const VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-
-/** Suite groups offered one handshake each, at TLS 1.2 and below, security level 0. */
-const WEAK_SUITES: ReadonlyArray<{ label: string; ciphers: string; cve: string[] }> = [
-  { label: 'NULL encryption', ciphers: 'eNULL', cve: [] },
-  { label: 'anonymous key exchange', ciphers: 'aNULL:!eNULL', cve: [] },
-  { label: '3DES (SWEET32)', ciphers: '3DES', cve: ['CVE-2016-2183'] },
-  { label: 'RC4', ciphers: 'RC4', cve: ['CVE-2013-2566', 'CVE-2015-2808'] },
-];
 
 const RFC8996 = 'https://www.rfc-editor.org/rfc/rfc8996';
 const MOZILLA_TLS = 'https://wiki.mozilla.org/Security/Server_Side_TLS';
@@ -53,75 +57,105 @@ export const tlsCheck: Check = {
 };
 
 async function runTlsCheck(endpoint: Endpoint): Promise<CheckFinding[]> {
-  const findings: CheckFinding[] = [];
-  const accepted = new Map<string, HandshakeSuccess>();
-  for (const version of VERSIONS) {
-    const result = await tryHandshake(endpoint, {
-      minVersion: version,
-      maxVersion: version,
-      ciphers: LEGACY_CIPHERS,
-    });
-    if (endpoint.signal.aborted) return [];
-    if (result.ok) accepted.set(version, result);
+  const enumeration = await enumerateSuites(endpoint);
+  if (enumeration.aborted || enumeration.silent) return [];
+  if (enumeration.accepted.size === 0) return fallbackToHandshake(endpoint, enumeration);
+  const findings: CheckFinding[] = [protocolsFinding(enumeration)];
+  const ssl3 = chosenAt(enumeration, 'SSLv3');
+  if (ssl3 !== undefined) {
+    findings.push(versionFinding('ssl3', 'SSLv3', ssl3, ['CVE-2014-3566'],
+      'SSLv3 is broken and forbidden (RFC 7568): its CBC padding is not authenticated (POODLE, CVE-2014-3566), its other suites use RC4, and its handshake relies on MD5 and SHA-1.'));
   }
-  if (accepted.size === 0) return [];
-
-  const tls10 = accepted.get('TLSv1');
+  const tls10 = chosenAt(enumeration, 'TLSv1');
   if (tls10 !== undefined) {
-    findings.push(versionFinding('tls10', 'TLS 1.0', tls10,
+    findings.push(versionFinding('tls10', 'TLS 1.0', tls10, [],
       'TLS 1.0 is deprecated (RFC 8996): its CBC suites use predictable IVs (BEAST), its handshake relies on MD5 and SHA-1, and it has no AEAD suites. PCI DSS has forbidden it since 2018.'));
   }
-  const tls11 = accepted.get('TLSv1.1');
+  const tls11 = chosenAt(enumeration, 'TLSv1.1');
   if (tls11 !== undefined) {
-    findings.push(versionFinding('tls11', 'TLS 1.1', tls11,
+    findings.push(versionFinding('tls11', 'TLS 1.1', tls11, [],
       'TLS 1.1 is deprecated (RFC 8996): its handshake relies on MD5 and SHA-1 and it has no AEAD suites; modern clients no longer offer it.'));
   }
+  findings.push(...judgeSuites(enumeration));
 
-  const weak: Array<{ label: string; cve: string[]; seen: string }> = [];
-  const untested: string[] = [];
-  const legacyMax = [...VERSIONS].reverse().find((version) => version !== 'TLSv1.3' && accepted.has(version));
-  if (legacyMax !== undefined) {
-    for (const suite of WEAK_SUITES) {
-      const result: HandshakeResult = await tryHandshake(endpoint, {
-        minVersion: 'TLSv1',
-        maxVersion: legacyMax,
-        ciphers: `${suite.ciphers}@SECLEVEL=0`,
-      });
-      if (endpoint.signal.aborted) return [];
-      if (result.ok) weak.push({ label: suite.label, cve: suite.cve, seen: `${result.protocol} ${result.cipher}` });
-      else if (result.reason === 'unsupported-offer') untested.push(suite.label);
-    }
-  }
-  findings.unshift(protocolsFinding(accepted, untested));
-  if (weak.length > 0) findings.push(weakCipherFinding(weak));
-
-  // The certificate of the newest version accepted: what current clients see.
-  const newest = [...VERSIONS].reverse().map((version) => accepted.get(version)).find((result) => result !== undefined);
-  if (newest !== undefined) findings.push(...judgeCertificate(newest, endpoint.hostname));
+  // The certificate, from one real handshake at the newest version Node can offer: what current clients see.
+  const handshake = await tryHandshake(endpoint, { minVersion: 'TLSv1', maxVersion: 'TLSv1.3', ciphers: LEGACY_CIPHERS });
+  if (endpoint.signal.aborted) return [];
+  const seen = handshake.ok ? handshake : await certificateFromHellos(endpoint, enumeration);
+  if (endpoint.signal.aborted) return [];
+  if (seen !== null) findings.push(...judgeCertificate(seen, endpoint.hostname));
   return findings;
 }
 
-function protocolsFinding(accepted: Map<string, HandshakeSuccess>, untested: string[]): CheckFinding {
-  const lines = [...accepted.values()].map((result) => `${result.protocol} accepted (${result.cipher})`);
-  const refused = VERSIONS.filter((version) => !accepted.has(version)).map((version) => `${version} not accepted`);
-  const note = untested.length > 0 ? [`suites not tested (this scanner's OpenSSL cannot offer them): ${untested.join(', ')}`] : [];
+/**
+ * The certificate of a server Node's TLS could not complete a handshake with (it accepts only
+ * suites Node cannot offer, e.g. RC4 or 3DES): one more ClientHello at the newest version below
+ * 1.3 with an authenticated suite, read up to the Certificate message.
+ */
+async function certificateFromHellos(endpoint: Endpoint, enumeration: SuiteEnumeration): Promise<HandshakeSuccess | null> {
+  for (const version of HELLO_VERSIONS) {
+    if (version === 'TLSv1.3') continue;
+    const suites = (enumeration.accepted.get(version) ?? []).filter((id) => !suiteTraits(id).anonymous);
+    const first = suites[0];
+    if (first === undefined) continue;
+    await endpoint.bucket?.take(endpoint.signal).catch(() => undefined);
+    const certificates = await fetchCertificates(endpoint, version, suites);
+    return certificates === null ? null : handshakeFromCertificates(version, suiteTraits(first).name, certificates);
+  }
+  return null;
+}
+
+/**
+ * A server that refused every hand-built ClientHello but may still talk to a real client (one
+ * intolerant of our hello, or one with only suites outside the table): one real handshake, to
+ * judge its certificate and say what happened.
+ */
+async function fallbackToHandshake(endpoint: Endpoint, enumeration: SuiteEnumeration): Promise<CheckFinding[]> {
+  const handshake = await tryHandshake(endpoint, { minVersion: 'TLSv1', maxVersion: 'TLSv1.3', ciphers: LEGACY_CIPHERS });
+  if (endpoint.signal.aborted || !handshake.ok) return [];
+  return [
+    {
+      ...protocolsFinding(enumeration),
+      evidence: `${handshake.protocol} accepted (${handshake.cipher}) by a real handshake; the server refused all ${enumeration.hellos} hand-built ClientHellos, so its suites were not enumerated`,
+    },
+    ...judgeCertificate(handshake, endpoint.hostname),
+  ];
+}
+
+/** The first suite the server chose at `version`, by name, or undefined when it accepted none. */
+function chosenAt(enumeration: SuiteEnumeration, version: HelloVersion): string | undefined {
+  const first = enumeration.accepted.get(version)?.[0];
+  return first === undefined ? undefined : suiteTraits(first).name;
+}
+
+function protocolsFinding(enumeration: SuiteEnumeration): CheckFinding {
+  const lines = HELLO_VERSIONS.filter((version) => enumeration.accepted.has(version))
+    .reverse()
+    .map((version) => `${version} accepted (${chosenAt(enumeration, version)})`);
+  const refused = HELLO_VERSIONS.filter((version) => !enumeration.accepted.has(version))
+    .reverse()
+    .map((version) => {
+      const why = enumeration.incomplete.get(version);
+      return why === undefined ? `${version} not accepted` : `${version} unknown (${why})`;
+    });
   return {
     ruleId: 'rampart:tls-protocols',
     name: 'TLS protocol versions accepted',
-    description: 'The TLS protocol versions this service completed a handshake with. SSLv2 and SSLv3 were not tested (this scanner cannot offer them).',
+    description: 'The protocol versions this service answered a ClientHello at with a ServerHello of the same version. SSLv2 was not tested.',
     solution: 'Accept TLS 1.2 and TLS 1.3 only (Mozilla "intermediate" configuration).',
     ...severityOf('rampart:tls-protocols'),
     cve: [],
     cwe: null,
-    evidence: [...lines, ...refused, ...note].join('; '),
+    evidence: [...lines, ...refused].join('; '),
     references: [RFC8996, MOZILLA_TLS],
   };
 }
 
 function versionFinding(
-  slug: 'tls10' | 'tls11',
+  slug: 'ssl3' | 'tls10' | 'tls11',
   label: string,
-  result: HandshakeSuccess,
+  suite: string,
+  cve: string[],
   description: string,
 ): CheckFinding {
   return {
@@ -130,25 +164,9 @@ function versionFinding(
     description,
     solution: `Disable ${label} (and anything older) and accept TLS 1.2 and TLS 1.3 only.`,
     ...severityOf(`rampart:tls-${slug}-accepted` as const),
-    cve: [],
+    cve,
     cwe: 'CWE-327',
-    evidence: `A handshake offering only ${label} completed: ${result.protocol} with ${result.cipher}.`,
+    evidence: `A ClientHello offering only ${label} was answered with a ${label} ServerHello choosing ${suite}.`,
     references: [RFC8996, MOZILLA_TLS, OWASP_TLS],
-  };
-}
-
-function weakCipherFinding(weak: Array<{ label: string; cve: string[]; seen: string }>): CheckFinding {
-  return {
-    ruleId: 'rampart:tls-weak-cipher',
-    name: 'Weak TLS cipher suites accepted',
-    description:
-      'The server completes handshakes with cipher suites that give no confidentiality (NULL), no authentication (anonymous DH/ECDH, open to interception), or a broken cipher (3DES with 64-bit blocks: SWEET32; RC4 biases). A client that offers them, or an attacker who can influence the offer, gets a weak channel.',
-    solution: 'Allow only AEAD suites with forward secrecy (ECDHE with AES-GCM or ChaCha20-Poly1305), following the Mozilla "intermediate" configuration.',
-    // NULL and anonymous suites are High (the severity table); 3DES and RC4 alone Medium.
-    ...severityOf('rampart:tls-weak-cipher', weak.some((entry) => entry.label === 'NULL encryption' || entry.label === 'anonymous key exchange') ? 'High' : 'Medium'),
-    cve: weak.flatMap((entry) => entry.cve),
-    cwe: 'CWE-327',
-    evidence: weak.map((entry) => `${entry.label}: accepted ${entry.seen}`).join('; '),
-    references: [MOZILLA_TLS, OWASP_TLS, 'https://sweet32.info/', 'https://www.rfc-editor.org/rfc/rfc7465'],
   };
 }
