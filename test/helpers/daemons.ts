@@ -1,6 +1,6 @@
 /**
  * Real daemons on random loopback ports for the Rampart check tests: redis-server, sshd,
- * vsftpd, memcached and an rsync daemon. Each `start*` returns `{port, stop}` once the port
+ * vsftpd, memcached, an rsync daemon and MariaDB. Each `start*` returns `{port, stop}` once the port
  * accepts connections, registers `stop` (and the removal of its temporary files) with
  * `t.after`, and returns null after `t.skip()` naming the Debian package when the program is
  * missing (or, for sshd and vsftpd, when not running as root).
@@ -203,6 +203,37 @@ export async function startRsyncd(t: TestContext, modules: Record<string, string
   await writeFile(config, `use chroot = no\nlog file = ${path.join(dir, 'log')}\n${sections.join('')}`);
   const port = await freePort();
   return spawnDaemon(t, program, ['--daemon', '--no-detach', '--port', String(port), '--address', '127.0.0.1', '--config', config], port);
+}
+
+/**
+ * A private MariaDB server with its own data directory (mariadb-install-db, a few seconds), so
+ * the shared server's accounts are never touched. `root` reaches it over TCP from 127.0.0.1 with
+ * `rootPassword`; `tls` gives it a fresh self-signed certificate (else it offers no TLS).
+ */
+export async function startMariadb(t: TestContext, options: { rootPassword: string; tls: boolean }): Promise<Daemon | null> {
+  const program = '/usr/sbin/mariadbd';
+  if (!requireProgram(t, program, 'mariadb-server') || !requireProgram(t, '/usr/bin/mariadb-install-db', 'mariadb-server')) return null;
+  const dir = await tempDir(t, 'mariadb');
+  const data = path.join(dir, 'data');
+  execFileSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=socket', '--skip-test-db'], {
+    stdio: 'ignore',
+  });
+  const init = path.join(dir, 'init.sql');
+  const password = options.rootPassword.replace(/'/g, "''");
+  // The init file takes one statement per line.
+  await writeFile(init, `CREATE USER root@'127.0.0.1' IDENTIFIED BY '${password}';\nGRANT ALL ON *.* TO root@'127.0.0.1' WITH GRANT OPTION;\n`);
+  const port = await freePort();
+  const args = ['--no-defaults', '--user=root', `--datadir=${data}`, `--socket=${path.join(dir, 'sock')}`, `--port=${port}`, '--bind-address=127.0.0.1', '--skip-name-resolve'];
+  args.push(`--pid-file=${path.join(dir, 'pid')}`, `--init-file=${init}`, '--innodb-buffer-pool-size=16M', '--skip-log-bin');
+  if (options.tls) {
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    args.push(`--ssl-cert=${cert}`, `--ssl-key=${key}`);
+  } else {
+    args.push('--skip-ssl');
+  }
+  return spawnDaemon(t, program, args, port);
 }
 
 // ---------------------------------------------------------------------------------------------
