@@ -57,8 +57,8 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
 }
 
 /** Spawns `command`, waits until `port` accepts a connection, and stops it after the test. */
-async function spawnDaemon(t: TestContext, command: string, args: string[], port: number): Promise<Daemon> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+async function spawnDaemon(t: TestContext, command: string, args: string[], port: number, env?: NodeJS.ProcessEnv): Promise<Daemon> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let output = '';
   const keep = (chunk: Buffer): void => {
     if (output.length < 8192) output += chunk.toString('utf8');
@@ -203,6 +203,19 @@ export async function startRsyncd(t: TestContext, modules: Record<string, string
   await writeFile(config, `use chroot = no\nlog file = ${path.join(dir, 'log')}\n${sections.join('')}`);
   const port = await freePort();
   return spawnDaemon(t, program, ['--daemon', '--no-detach', '--port', String(port), '--address', '127.0.0.1', '--config', config], port);
+}
+
+/** Net-SNMP's snmpd with its SMUX socket (RFC 1227) on a random TCP port, the port returned; its agent on a random UDP port. */
+export async function startSnmpdSmux(t: TestContext): Promise<Daemon | null> {
+  const program = '/usr/sbin/snmpd';
+  if (!requireProgram(t, program, 'snmpd')) return null;
+  const dir = await tempDir(t, 'snmpd');
+  const port = await freePort();
+  const config = path.join(dir, 'snmpd.conf');
+  await writeFile(config, `rocommunity public 127.0.0.1\nsmuxsocket 127.0.0.1:${port}\n`);
+  // No MIB files to load (they are optional), and state kept in the temporary directory.
+  const env = { MIBS: '', MIBDIRS: dir, SNMP_PERSISTENT_DIR: dir };
+  return spawnDaemon(t, program, ['-Lo', '-f', '-C', '-c', config, `udp:127.0.0.1:${await freePort()}`], port, env);
 }
 
 /**
