@@ -89,7 +89,7 @@ test('shared MariaDB, root without a password and no TLS: Critical empty-passwor
   assert.match(findings[1]?.evidence ?? '', /lacks the CLIENT_SSL capability flag/);
 });
 
-test('private MariaDB with a root password and TLS: no finding', async (t) => {
+test('private MariaDB with a root password and TLS: no finding; with an anonymous account added, High anonymous-login and Low TLS-not-required', async (t) => {
   const mariadb = await startMariadb(t, { rootPassword: 'Rampart-twin-9', tls: true });
   if (!mariadb) return;
   const endpoint = loopbackEndpoint(mariadb.port);
@@ -97,6 +97,20 @@ test('private MariaDB with a root password and TLS: no finding', async (t) => {
   assert.equal(service.name, 'mysql');
   assert.equal(service.details.ssl, 'yes');
   assert.deepEqual(await runChecks([mysqlEmptyPasswordCheck, mysqlTlsCheck], endpoint, service), []);
+
+  if (!existsSync(MYSQL_CLIENT)) return t.skip('the rest needs the mariadb client (Debian package mariadb-client)');
+  // The leftover of old default installations: an account with an empty user name and no password.
+  execFileSync(MYSQL_CLIENT, [`--socket=${mariadb.socket}`, '-uroot', '-e', "CREATE USER ''@'127.0.0.1'"]);
+  const findings = await runChecks([mysqlEmptyPasswordCheck, mysqlTlsCheck], endpoint, service);
+  assert.deepEqual(
+    findings.map((f) => [f.ruleId, f.threat, f.cwe]),
+    [
+      ['rampart:mysql-anonymous-login', 'High', 'CWE-287'],
+      ['rampart:mysql-tls-not-required', 'Low', 'CWE-319'],
+    ],
+  );
+  assert.match(findings[0]?.evidence ?? '', /Logged in as the anonymous account \(empty user name\) with an empty password/);
+  assert.match(findings[1]?.evidence ?? '', /announces CLIENT_SSL, yet the anonymous account .* logged in over a plaintext connection/);
 });
 
 const loopbackGuard = createAddressGuard(['127.0.0.0/8']);

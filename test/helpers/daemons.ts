@@ -221,9 +221,10 @@ export async function startSnmpdSmux(t: TestContext): Promise<Daemon | null> {
 /**
  * A private MariaDB server with its own data directory (mariadb-install-db, a few seconds), so
  * the shared server's accounts are never touched. `root` reaches it over TCP from 127.0.0.1 with
- * `rootPassword`; `tls` gives it a fresh self-signed certificate (else it offers no TLS).
+ * `rootPassword`; `tls` gives it a fresh self-signed certificate (else it offers no TLS). Its
+ * unix `socket` lets the OS root in (socket authentication) to change accounts in a test.
  */
-export async function startMariadb(t: TestContext, options: { rootPassword: string; tls: boolean }): Promise<Daemon | null> {
+export async function startMariadb(t: TestContext, options: { rootPassword: string; tls: boolean }): Promise<(Daemon & { socket: string }) | null> {
   const program = '/usr/sbin/mariadbd';
   if (!requireProgram(t, program, 'mariadb-server') || !requireProgram(t, '/usr/bin/mariadb-install-db', 'mariadb-server')) return null;
   const dir = await tempDir(t, 'mariadb');
@@ -246,7 +247,7 @@ export async function startMariadb(t: TestContext, options: { rootPassword: stri
   } else {
     args.push('--skip-ssl');
   }
-  return spawnDaemon(t, program, args, port);
+  return { ...(await spawnDaemon(t, program, args, port)), socket: path.join(dir, 'sock') };
 }
 
 // ---------------------------------------------------------------------------------------------
