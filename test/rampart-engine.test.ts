@@ -213,7 +213,7 @@ test('finds exactly the open ports, with their banners, and reports the host up'
 
   assert.deepEqual(hostsOf(events), [{ type: 'host', hostname: '127.0.0.1', address: '127.0.0.1', state: 'up' }]);
   assert.deepEqual(warningsOf(events), []);
-  assert.equal(ssh.connections, 3, "a connect probe, the banner read, then the SSH algorithms check");
+  assert.equal(ssh.connections, 4, 'a connect probe, the banner read, then the SSH algorithms and authentication-methods checks');
   assertProgressCompletes(events);
 });
 
