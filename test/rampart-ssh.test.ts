@@ -235,3 +235,16 @@ test('on a public address the password-auth finding is Medium and says internet-
   assert.deepEqual(assessAuthMethods('10.1.2.3', 'SSH-2.0-x', ['publickey'])[0], undefined);
   assert.equal(assessAuthMethods('10.1.2.3', 'SSH-2.0-x', ['keyboard-interactive'])[0]?.threat, 'Low');
 });
+
+test('a server that stops answering during the key exchange gives no method finding, and the socket is released', async (t) => {
+  const packet = kexInitPacket(offer('curve25519-sha256', 'ssh-ed25519', 'aes128-ctr', 'hmac-sha2-256'));
+  const fake = await startFakeSsh(t, 'SSH-2.0-OpenSSH_9.6', packet);
+  assert.deepEqual(await sshAuthMethodsCheck.run(loopbackEndpoint(fake.server.port, { readTimeoutMs: 300 }), ssh), []);
+  await fake.server.allClosed();
+  // It got our identification, our KEXINIT (message 20) and our ECDH init (message 30), nothing more.
+  const sent = fake.received();
+  const afterIdent = sent.subarray(sent.indexOf('\r\n') + 2);
+  const first = afterIdent.readUInt32BE(0) + 4;
+  assert.deepEqual([afterIdent[5], afterIdent[first + 5]], [20, 30]);
+  assert.equal(afterIdent.length, first + afterIdent.readUInt32BE(first) + 4);
+});

@@ -31,7 +31,7 @@ export const sshAuthMethodsCheck: Check = {
   run: (endpoint: Endpoint) =>
     withSession(endpoint, {}, [] as CheckFinding[], async (session) => {
       const serverIdent = await readIdentification(session);
-      if (serverIdent === null || !serverIdent.startsWith('SSH-2.0-') && !serverIdent.startsWith('SSH-1.99-')) return [];
+      if (serverIdent === null || !/^SSH-(2\.0|1\.99)-/.test(serverIdent)) return [];
       session.write(`${CLIENT_IDENT}\r\n`);
       const client = new SshClient(session);
       const kexInit = await client.readPacket();

@@ -274,8 +274,12 @@ function x25519(): Ecdh {
     publicKey: raw(publicKey),
     computeSecret: (peer) => {
       if (peer.length !== 32) throw new SshUnsupported('bad X25519 public key');
-      const peerKey = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: peer.toString('base64url') }, format: 'jwk' });
-      return diffieHellman({ privateKey, publicKey: peerKey });
+      try {
+        const peerKey = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: peer.toString('base64url') }, format: 'jwk' });
+        return diffieHellman({ privateKey, publicKey: peerKey });
+      } catch {
+        throw new SshUnsupported('bad X25519 public key');
+      }
     },
   };
 }
