@@ -47,6 +47,7 @@ const EnvSchema = Type.Object({
   RAMPART_SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 4096, default: 256 }),
   RAMPART_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1500 }),
   RAMPART_READ_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 3000 }),
+  RAMPART_EMPTY_PASSWORD_LOGINS: Type.Boolean({ default: true }),
   RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -120,6 +121,8 @@ export interface Config {
     maxConcurrency: number;
     connectTimeoutMs: number;
     readTimeoutMs: number;
+    /** The Rampart engine may try the MySQL/MariaDB empty-password login (its only credential attempt). */
+    emptyPasswordLogins: boolean;
   };
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxConcurrency: parsed.RAMPART_SCAN_CONCURRENCY,
       connectTimeoutMs: parsed.RAMPART_CONNECT_TIMEOUT_MS,
       readTimeoutMs: parsed.RAMPART_READ_TIMEOUT_MS,
+      emptyPasswordLogins: parsed.RAMPART_EMPTY_PASSWORD_LOGINS,
     },
     vulndb: {
       ...(parsed.RAMPART_NVD_URL ? { nvdUrl: parsed.RAMPART_NVD_URL } : {}),

@@ -213,7 +213,7 @@ test('finds exactly the open ports, with their banners, and reports the host up'
 
   assert.deepEqual(hostsOf(events), [{ type: 'host', hostname: '127.0.0.1', address: '127.0.0.1', state: 'up' }]);
   assert.deepEqual(warningsOf(events), []);
-  assert.equal(ssh.connections, 3, "a connect probe, the banner read, then the SSH algorithms check");
+  assert.equal(ssh.connections, 4, 'a connect probe, the banner read, then the SSH algorithms and authentication-methods checks');
   assertProgressCompletes(events);
 });
 
@@ -461,7 +461,7 @@ test('the options of a job replace the port set and lower the limits, never abov
   await server.close();
   assert.deepEqual(findingsOf(events).map((f) => f.port), [server.port], 'the port of the options was probed');
   const job = makeJob({ ports: [closed], limits: { maxConcurrency: 4, ratePerSecond: 10, connectTimeoutMs: 500 }, options: { max_concurrency: 64, rate_per_second: 5, connect_timeout_ms: 9000 } });
-  assert.deepEqual(applyOptions(job), { ports: [closed], limits: { ...job.limits, maxConcurrency: 4, ratePerSecond: 5, connectTimeoutMs: 500 } });
+  assert.deepEqual(applyOptions(job), { ports: [closed], limits: { ...job.limits, maxConcurrency: 4, ratePerSecond: 5, connectTimeoutMs: 500 }, emptyPasswordLogins: true });
   // A deployment without a rate limit takes the scan's own.
   assert.equal(applyOptions(makeJob({ limits: { ratePerSecond: 0 }, options: { rate_per_second: 7 } })).limits.ratePerSecond, 7);
   // The schema's bounds are the deployment's caps.

@@ -23,6 +23,7 @@ import { cpeFor } from '../src/engines/rampart/services/cpe.js';
 import { detectService } from '../src/engines/rampart/services/detect.js';
 import * as fixtures from './fixtures/services/greetings.js';
 import { answerMongo } from './fixtures/services/mongodb.js';
+import { startSnmpdSmux } from './helpers/daemons.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -167,6 +168,16 @@ test('MariaDB on 127.0.0.1:3306 is told by its handshake, with a normalised vers
   assert.match(info.version ?? '', /^\d+\.\d+\.\d+$/);
   assert.equal(info.cpe, `cpe:2.3:a:mariadb:mariadb:${info.version}:*:*:*:*:*:*:*`);
   assert.match(info.details.server_version ?? '', /MariaDB/);
+});
+
+test("SMUX (Net-SNMP's smuxsocket) is told by the ClosePDU it answers the HTTP probe with", async (t) => {
+  const snmpd = await startSnmpdSmux(t);
+  if (!snmpd) return;
+  const info = await detectOn(snmpd.port);
+  assert.equal(info.name, 'smux');
+  assert.equal(info.tls, false);
+  // Net-SNMP's reason depends on how the request broke its parser.
+  assert.match(info.details.close_reason ?? '', /^(packetFormat|protocolError)$/);
 });
 
 test('Redis on 127.0.0.1:6379 answers PING and INFO server', async (t) => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type net from 'node:net';
 import { test } from 'node:test';
 import type { CheckFinding } from '../src/engines/rampart/checks/check.js';
+import { assessAuthMethods, sshAuthMethodsCheck } from '../src/engines/rampart/checks/ssh-auth.js';
 import { parseKexInit, sshCheck } from '../src/engines/rampart/checks/ssh.js';
 import { loopbackEndpoint, onLines, serviceInfo, startScriptedServer, startSshd } from './helpers/daemons.js';
 
@@ -182,4 +183,68 @@ test('parseKexInit merges both directions and refuses other messages', () => {
 test('applies to plain ssh only', () => {
   assert.equal(sshCheck.appliesTo(ssh), true);
   assert.equal(sshCheck.appliesTo(serviceInfo('http')), false);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Authentication methods (a key exchange, then a `none` request)
+
+test('sshd with password authentication on: Low password-auth finding on loopback, with the methods listed', async (t) => {
+  const sshd = await startSshd(t, ['PasswordAuthentication=yes', 'KbdInteractiveAuthentication=no', 'UsePAM=no']);
+  if (!sshd) return;
+  const findings = await sshAuthMethodsCheck.run(loopbackEndpoint(sshd.port), ssh);
+  assert.deepEqual(
+    findings.map((f) => [f.ruleId, f.threat, f.cwe]),
+    [['rampart:ssh-password-auth', 'Low', 'CWE-307']],
+  );
+  assert.match(findings[0]!.evidence, /answered with the methods: publickey,password\. 127\.0\.0\.1 is not a public address/);
+  assert.match(findings[0]!.description, /offers password authentication/);
+});
+
+// The same default algorithms as the test above, which proves the method list is reached with them.
+test('sshd with password and keyboard-interactive authentication off: no finding', async (t) => {
+  const sshd = await startSshd(t, ['PasswordAuthentication=no', 'KbdInteractiveAuthentication=no', 'UsePAM=no']);
+  if (!sshd) return;
+  assert.deepEqual(await sshAuthMethodsCheck.run(loopbackEndpoint(sshd.port), ssh), []);
+});
+
+test('each key exchange and cipher family the client speaks reaches the method list', async (t) => {
+  for (const [kex, cipher, mac] of [
+    ['ecdh-sha2-nistp256', 'aes256-ctr', 'hmac-sha2-512'],
+    ['curve25519-sha256@libssh.org', 'aes192-ctr', 'hmac-sha1'],
+  ] as const) {
+    const sshd = await startSshd(t, [`KexAlgorithms=${kex}`, `Ciphers=${cipher}`, `MACs=${mac}`, 'PasswordAuthentication=no', 'KbdInteractiveAuthentication=yes', 'UsePAM=no']);
+    if (!sshd) return;
+    const findings = await sshAuthMethodsCheck.run(loopbackEndpoint(sshd.port), ssh);
+    assert.match(findings[0]?.evidence ?? '', /the methods: publickey,keyboard-interactive\./, `${kex} ${cipher} ${mac}`);
+    await sshd.stop();
+  }
+});
+
+test('a server offering no algorithm the client speaks gives no finding and no error', async (t) => {
+  const sshd = await startSshd(t, ['Ciphers=chacha20-poly1305@openssh.com', 'PasswordAuthentication=yes']);
+  if (!sshd) return;
+  assert.deepEqual(await sshAuthMethodsCheck.run(loopbackEndpoint(sshd.port), ssh), []);
+});
+
+test('on a public address the password-auth finding is Medium and says internet-facing', () => {
+  const [finding] = assessAuthMethods('93.184.215.14', 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3', ['publickey', 'password', 'keyboard-interactive']);
+  assert.equal(finding?.threat, 'Medium');
+  assert.equal(finding?.name, 'Internet-facing SSH server accepts password authentication');
+  assert.match(finding?.evidence ?? '', /93\.184\.215\.14 is a public address/);
+  assert.match(finding?.description ?? '', /offers password and keyboard-interactive authentication/);
+  assert.deepEqual(assessAuthMethods('10.1.2.3', 'SSH-2.0-x', ['publickey'])[0], undefined);
+  assert.equal(assessAuthMethods('10.1.2.3', 'SSH-2.0-x', ['keyboard-interactive'])[0]?.threat, 'Low');
+});
+
+test('a server that stops answering during the key exchange gives no method finding, and the socket is released', async (t) => {
+  const packet = kexInitPacket(offer('curve25519-sha256', 'ssh-ed25519', 'aes128-ctr', 'hmac-sha2-256'));
+  const fake = await startFakeSsh(t, 'SSH-2.0-OpenSSH_9.6', packet);
+  assert.deepEqual(await sshAuthMethodsCheck.run(loopbackEndpoint(fake.server.port, { readTimeoutMs: 300 }), ssh), []);
+  await fake.server.allClosed();
+  // It got our identification, our KEXINIT (message 20) and our ECDH init (message 30), nothing more.
+  const sent = fake.received();
+  const afterIdent = sent.subarray(sent.indexOf('\r\n') + 2);
+  const first = afterIdent.readUInt32BE(0) + 4;
+  assert.deepEqual([afterIdent[5], afterIdent[first + 5]], [20, 30]);
+  assert.equal(afterIdent.length, first + afterIdent.readUInt32BE(first) + 4);
 });

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { EngineError, type EngineLimits } from '../src/engines/engine.js';
 import { TokenBucket } from '../src/engines/rampart/rate-limit.js';
+import { serviceFinding } from '../src/engines/rampart/findings.js';
 import { scanUdp, type UdpScanOptions } from '../src/engines/rampart/udp/udp-scan.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 
@@ -355,6 +356,9 @@ test('SNMP: an agent answering only "public" gives a Medium default-community fi
     assert.ok(finding.evidence.includes(sysDescr), finding.evidence);
     assert.match(finding.evidence, /"public"/);
     assert.doesNotMatch(finding.evidence, /"private"/);
+    // A UDP finding says so, in its name and its evidence (SNMP, DNS, memcached also listen on TCP).
+    assert.equal(finding.name, 'SNMP agent accepts a default community (UDP)');
+    assert.ok(finding.evidence.startsWith(`UDP port ${server.port}: SNMPv2c GetRequest`), finding.evidence);
     // The request asked for sysDescr.0 and nothing else.
     const [message] = readTlvs(server.received[0]!);
     const [, , pdu] = readTlvs(message!.content);
@@ -636,4 +640,14 @@ test('an abort mid-scan returns promptly and closes every socket and timer', { t
   } finally {
     await Promise.all(servers.map((server) => server.close()));
   }
+});
+
+test('the open-port finding of a UDP service speaks of UDP and a datagram, not of a TCP connection or a banner', () => {
+  const service = { name: 'ntp', product: null, version: null, cpe: null, tls: false, banner: null, details: { stratum: '2' } };
+  const finding = serviceFinding({ hostname: 'time.example', address: '192.0.2.7' }, 123, service, 400, 'udp');
+  assert.equal(finding.protocol, 'udp');
+  assert.equal(finding.name, 'Open port 123/udp: ntp');
+  assert.match(finding.description, /^UDP port 123 answers datagrams/);
+  assert.equal(finding.evidence, 'Port 123/udp on 192.0.2.7 answered a UDP probe datagram: ntp (ntp).\nstratum: 2');
+  assert.doesNotMatch(`${finding.description} ${finding.evidence}`, /TCP|banner/i);
 });

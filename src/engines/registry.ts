@@ -30,8 +30,8 @@ export interface EngineRegistry {
 
 /** What the registry reads of the configuration (`Config['scan']` fits). */
 export interface RegistrySettings {
-  /** The deployment's scan limits: the caps of the engines' options. */
-  scan: OptionCaps;
+  /** The deployment's scan limits: the caps of the engines' options; and whether the empty-password login may run (default: yes). */
+  scan: OptionCaps & { emptyPasswordLogins?: boolean };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -48,7 +48,7 @@ const UNAVAILABLE: Partial<Record<ScanType, string>> = {
  * scripted engine this way; a replaced type is available, with no fallback note).
  */
 export function createEngineRegistry(settings: RegistrySettings, engines: Partial<Record<ScanType, Engine>> = {}): EngineRegistry {
-  const rampart = createRampartEngine({ caps: settings.scan });
+  const rampart = createRampartEngine({ caps: settings.scan, emptyPasswordLogins: settings.scan.emptyPasswordLogins ?? true });
   const choices = new Map<ScanType, EngineChoice>();
   for (const type of SCAN_TYPES) {
     const given = engines[type];

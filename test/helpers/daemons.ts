@@ -1,6 +1,6 @@
 /**
  * Real daemons on random loopback ports for the Rampart check tests: redis-server, sshd,
- * vsftpd, memcached and an rsync daemon. Each `start*` returns `{port, stop}` once the port
+ * vsftpd, memcached, an rsync daemon and MariaDB. Each `start*` returns `{port, stop}` once the port
  * accepts connections, registers `stop` (and the removal of its temporary files) with
  * `t.after`, and returns null after `t.skip()` naming the Debian package when the program is
  * missing (or, for sshd and vsftpd, when not running as root).
@@ -57,8 +57,8 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
 }
 
 /** Spawns `command`, waits until `port` accepts a connection, and stops it after the test. */
-export async function spawnDaemon(t: TestContext, command: string, args: string[], port: number): Promise<Daemon> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnDaemon(t: TestContext, command: string, args: string[], port: number, env?: NodeJS.ProcessEnv): Promise<Daemon> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let output = '';
   const keep = (chunk: Buffer): void => {
     if (output.length < 8192) output += chunk.toString('utf8');
@@ -203,6 +203,51 @@ export async function startRsyncd(t: TestContext, modules: Record<string, string
   await writeFile(config, `use chroot = no\nlog file = ${path.join(dir, 'log')}\n${sections.join('')}`);
   const port = await freePort();
   return spawnDaemon(t, program, ['--daemon', '--no-detach', '--port', String(port), '--address', '127.0.0.1', '--config', config], port);
+}
+
+/** Net-SNMP's snmpd with its SMUX socket (RFC 1227) on a random TCP port, the port returned; its agent on a random UDP port. */
+export async function startSnmpdSmux(t: TestContext): Promise<Daemon | null> {
+  const program = '/usr/sbin/snmpd';
+  if (!requireProgram(t, program, 'snmpd')) return null;
+  const dir = await tempDir(t, 'snmpd');
+  const port = await freePort();
+  const config = path.join(dir, 'snmpd.conf');
+  await writeFile(config, `rocommunity public 127.0.0.1\nsmuxsocket 127.0.0.1:${port}\n`);
+  // No MIB files to load (they are optional), and state kept in the temporary directory.
+  const env = { MIBS: '', MIBDIRS: dir, SNMP_PERSISTENT_DIR: dir };
+  return spawnDaemon(t, program, ['-Lo', '-f', '-C', '-c', config, `udp:127.0.0.1:${await freePort()}`], port, env);
+}
+
+/**
+ * A private MariaDB server with its own data directory (mariadb-install-db, a few seconds), so
+ * the shared server's accounts are never touched. `root` reaches it over TCP from 127.0.0.1 with
+ * `rootPassword`; `tls` gives it a fresh self-signed certificate (else it offers no TLS). Its
+ * unix `socket` lets the OS root in (socket authentication) to change accounts in a test.
+ */
+export async function startMariadb(t: TestContext, options: { rootPassword: string; tls: boolean }): Promise<(Daemon & { socket: string }) | null> {
+  const program = '/usr/sbin/mariadbd';
+  if (!requireProgram(t, program, 'mariadb-server') || !requireProgram(t, '/usr/bin/mariadb-install-db', 'mariadb-server')) return null;
+  const dir = await tempDir(t, 'mariadb');
+  const data = path.join(dir, 'data');
+  execFileSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=socket', '--skip-test-db'], {
+    stdio: 'ignore',
+  });
+  const init = path.join(dir, 'init.sql');
+  const password = options.rootPassword.replace(/'/g, "''");
+  // The init file takes one statement per line.
+  await writeFile(init, `CREATE USER root@'127.0.0.1' IDENTIFIED BY '${password}';\nGRANT ALL ON *.* TO root@'127.0.0.1' WITH GRANT OPTION;\n`);
+  const port = await freePort();
+  const args = ['--no-defaults', '--user=root', `--datadir=${data}`, `--socket=${path.join(dir, 'sock')}`, `--port=${port}`, '--bind-address=127.0.0.1', '--skip-name-resolve'];
+  args.push(`--pid-file=${path.join(dir, 'pid')}`, `--init-file=${init}`, '--innodb-buffer-pool-size=16M', '--skip-log-bin');
+  if (options.tls) {
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    args.push(`--ssl-cert=${cert}`, `--ssl-key=${key}`);
+  } else {
+    args.push('--skip-ssl');
+  }
+  return { ...(await spawnDaemon(t, program, args, port)), socket: path.join(dir, 'sock') };
 }
 
 // ---------------------------------------------------------------------------------------------

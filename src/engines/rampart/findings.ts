@@ -25,25 +25,29 @@ export function describeService(service: ServiceInfo): string {
   return service.version ? `${service.product} ${service.version}` : service.product;
 }
 
-/** Where a finding of a TCP service was seen. */
-function onPort(host: ProbedHost, port: number, service: ServiceInfo): Pick<Finding, 'hostname' | 'hostIp' | 'port' | 'protocol' | 'service'> {
-  return { hostname: host.hostname, hostIp: host.address, port, protocol: 'tcp', service: service.name };
+/** Where a finding of a service was seen (TCP unless said). */
+function onPort(host: ProbedHost, port: number, service: ServiceInfo, protocol: 'tcp' | 'udp' = 'tcp'): Pick<Finding, 'hostname' | 'hostIp' | 'port' | 'protocol' | 'service'> {
+  return { hostname: host.hostname, hostIp: host.address, port, protocol, service: service.name };
 }
 
-/** The Informational finding for one open TCP port and the service identified on it. */
-export function serviceFinding(host: ProbedHost, port: number, service: ServiceInfo, readTimeoutMs: number): Finding {
+/**
+ * The Informational finding for one open port and the service identified on it: TCP (a connection
+ * was accepted) or UDP (a probe datagram was answered; a silent UDP port is never reported).
+ */
+export function serviceFinding(host: ProbedHost, port: number, service: ServiceInfo, readTimeoutMs: number, protocol: 'tcp' | 'udp' = 'tcp'): Finding {
   const what = service.name === 'unknown' ? 'an unidentified service' : `${describeService(service)} (${service.name}${service.tls ? ' over TLS' : ''})`;
-  const lines = [`Port ${port}/tcp on ${host.address} accepted a TCP connection: ${what}.`];
-  lines.push(service.banner ? `Banner: ${service.banner}` : `No banner within ${readTimeoutMs} ms.`);
+  const udp = protocol === 'udp';
+  const lines = [udp ? `Port ${port}/udp on ${host.address} answered a UDP probe datagram: ${what}.` : `Port ${port}/tcp on ${host.address} accepted a TCP connection: ${what}.`];
+  if (!udp) lines.push(service.banner ? `Banner: ${service.banner}` : `No banner within ${readTimeoutMs} ms.`);
   if (service.cpe) lines.push(`CPE: ${service.cpe}`);
   for (const [key, value] of Object.entries(service.details)) lines.push(`${key}: ${value}`);
   return {
-    ...onPort(host, port, service),
+    ...onPort(host, port, service, protocol),
     ruleId: OPEN_PORT_RULE_ID,
-    name: service.name === 'unknown' ? `Open port ${port}/tcp` : `Open port ${port}/tcp: ${describeService(service)}`,
+    name: service.name === 'unknown' ? `Open port ${port}/${protocol}` : `Open port ${port}/${protocol}: ${describeService(service)}`,
     description:
-      `TCP port ${port} accepts connections from where the scan ran. Every reachable service is ` +
-      'attack surface: this finding records the exposure so that an unexpected one is noticed.',
+      (udp ? `UDP port ${port} answers datagrams from where the scan ran. ` : `TCP port ${port} accepts connections from where the scan ran. `) +
+      'Every reachable service is attack surface: this finding records the exposure so that an unexpected one is noticed.',
     solution:
       'If this service need not be reachable from here, stop it or bind it to a private interface, ' +
       'or restrict the port with a firewall to the hosts that need it.',

@@ -30,6 +30,12 @@ export function rampartOptionsSchema(caps: OptionCaps) {
         Type.Integer({ minimum: 1, maximum: caps.ratePerSecond > 0 ? caps.ratePerSecond : MAX_RATE, description: 'Connection attempts per second, at most the deployment\'s RAMPART_SCAN_RATE' }),
       ),
       max_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: caps.maxConcurrency, description: 'Probes in flight at once, at most RAMPART_SCAN_CONCURRENCY' })),
+      empty_password_logins: Type.Optional(
+        Type.Boolean({
+          description:
+            'Try the empty-password login on MySQL/MariaDB (root, then the anonymous account; the only credential the engine ever sends). Default true; false leaves it out. Cannot turn it on where the deployment set RAMPART_EMPTY_PASSWORD_LOGINS=false',
+        }),
+      ),
       connect_timeout_ms: Type.Optional(
         Type.Integer({ minimum: Math.min(MIN_CONNECT_TIMEOUT_MS, caps.connectTimeoutMs), maximum: caps.connectTimeoutMs, description: 'TCP connect timeout, at most RAMPART_CONNECT_TIMEOUT_MS' }),
       ),
@@ -47,12 +53,13 @@ export const UNCAPPED: OptionCaps = { ratePerSecond: 0, maxConcurrency: 4096, co
  * The ports and limits a job runs with: its options over the deployment's settings, each clamped
  * to the deployment's caps again (they may have shrunk since the scan was created).
  */
-export function applyOptions(job: EngineJob): { ports: EngineJob['ports']; limits: EngineLimits } {
+export function applyOptions(job: EngineJob): { ports: EngineJob['ports']; limits: EngineLimits; emptyPasswordLogins: boolean } {
   const options = (job.options ?? {}) as RampartOptions;
   const caps = job.limits;
   const clamp = (value: number | undefined, cap: number) => (value === undefined ? cap : Math.min(value, cap));
   return {
     ports: options.ports ?? job.ports,
+    emptyPasswordLogins: options.empty_password_logins !== false,
     limits: {
       ...caps,
       connectTimeoutMs: clamp(options.connect_timeout_ms, caps.connectTimeoutMs),

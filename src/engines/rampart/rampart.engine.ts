@@ -41,6 +41,11 @@ export interface RampartEngineOptions {
   udp?: boolean;
   /** The deployment's limits, which bound the options a scan may set (default: the widest). */
   caps?: OptionCaps;
+  /**
+   * The deployment allows checks that send a credential (`Check.attemptsLogin`: the MySQL
+   * empty-password login), RAMPART_EMPTY_PASSWORD_LOGINS (default: yes). A scan may turn them off, never on.
+   */
+  emptyPasswordLogins?: boolean;
 }
 
 /** Events buffered between the scan and a slow consumer before the scan waits. */
@@ -60,6 +65,7 @@ export function createRampartEngine(options: RampartEngineOptions = {}): Engine 
     detect: options.detect ?? detectDefault,
     checks: options.checks ?? DEFAULT_CHECKS,
     udp: options.udp ?? true,
+    emptyPasswordLogins: options.emptyPasswordLogins ?? true,
   };
   return {
     name: 'rampart',
@@ -74,11 +80,16 @@ interface Stages {
   detect: DetectService;
   checks: readonly Check[];
   udp: boolean;
+  emptyPasswordLogins: boolean;
 }
 
-async function* runJob(given: EngineJob, stages: Stages): AsyncGenerator<EngineEvent, void, undefined> {
+async function* runJob(given: EngineJob, deployment: Stages): AsyncGenerator<EngineEvent, void, undefined> {
   // The scan's options over the deployment's settings, within its caps.
-  const job = { ...given, ...applyOptions(given) };
+  const { emptyPasswordLogins, ...applied } = applyOptions(given);
+  const job = { ...given, ...applied };
+  // Credential-sending checks run only when both the deployment and the scan allow them.
+  const loginsAllowed = deployment.emptyPasswordLogins && emptyPasswordLogins;
+  const stages = loginsAllowed ? deployment : { ...deployment, checks: deployment.checks.filter((check) => !check.attemptsLogin) };
   const ports = resolvePorts(job.ports);
   validateLimits(job.limits);
   if (job.signal.aborted) return;

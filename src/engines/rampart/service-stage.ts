@@ -86,7 +86,7 @@ export class ServiceStage {
     const result = await budget.with(signal, () => scanUdp(host.address, host.hostname, { limits, signal, egress, ...(this.options.bucket ? { bucket: this.options.bucket } : {}) }));
     if (!result || signal.aborted) return;
     for (const { port, service } of result.services) {
-      await emit({ type: 'finding', finding: { ...serviceFinding(host, port, service, limits.readTimeoutMs), protocol: 'udp', name: `Open port ${port}/udp: ${service.product ?? service.name}` } });
+      await emit({ type: 'finding', finding: serviceFinding(host, port, service, limits.readTimeoutMs, 'udp') });
     }
     for (const { port, ...finding } of result.findings) {
       if (signal.aborted) return;

@@ -45,6 +45,7 @@ export const SEVERITY_TABLE = [
   { ruleId: 'rampart:mongodb-noauth', threat: 'Critical', vector: NET_FULL, reason: 'Any client reads, changes and drops every database; mass wiping and ransom of open MongoDB servers is routine.' },
   { ruleId: 'rampart:elasticsearch-noauth', threat: 'Critical', vector: NET_FULL, reason: 'Any client reads, writes and deletes every index through the REST API.' },
   { ruleId: 'rampart:mysql-empty-password', threat: 'Critical', vector: NET_FULL, reason: 'A well-known administrative account (root first) logs in without a password: full control of every database, and FILE privileges reach the host.' },
+  { ruleId: 'rampart:mysql-anonymous-login', threat: 'High', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:L/A:L', reason: "The anonymous account (empty user name) logs in without a password: it reaches whatever its grants allow (by default the `test` databases) and a foothold for privilege escalation; not the administrative account." },
   { ruleId: 'rampart:memcached-noauth', threat: 'Medium', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:L/A:N', reason: 'Anyone reads cached values by key and overwrites them (cache poisoning); a cache holds copies, not the data of record, and rebuilds itself, so no availability impact is counted.' },
   { ruleId: 'rampart:rsync-modules-listed', threat: 'Medium', vector: NET_READ_SOME, reason: 'The module list discloses what the host shares and often leads to modules readable without a password.' },
   { ruleId: 'rampart:ftp-anonymous', threat: 'Medium', vector: NET_READ_SOME, reason: 'Anyone reads what the anonymous area holds; sometimes a deliberate public archive, so limited confidentiality impact.' },
@@ -58,6 +59,7 @@ export const SEVERITY_TABLE = [
   { ruleId: 'rampart:pop3-no-starttls', threat: 'Medium', vector: ON_PATH_READ, reason: 'Mailbox passwords and mail cross the network in clear text; reading them needs a position on the network path.' },
   { ruleId: 'rampart:imap-no-starttls', threat: 'Medium', vector: ON_PATH_READ, reason: 'Mailbox passwords and mail cross the network in clear text; reading them needs a position on the network path.' },
   { ruleId: 'rampart:mysql-no-tls', threat: 'Medium', vector: ON_PATH_READ, reason: 'The server does not require TLS: logins and query results can cross the network in clear text; reading them needs a position on the network path.' },
+  { ruleId: 'rampart:mysql-tls-not-required', threat: 'Low', vector: null, reason: 'TLS is offered but not required: a client that does not ask for it (or an attacker on the path who strips it) logs in in clear text; well-configured clients are safe.' },
   { ruleId: 'rampart:http-no-https-redirect', threat: 'Medium', vector: ON_PATH_READ, reason: 'Pages, form posts and cookies cross the network in clear text; reading them needs a position on the network path.' },
 
   // SSH

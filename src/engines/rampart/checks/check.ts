@@ -62,6 +62,11 @@ export type Detector = (endpoint: Endpoint, banner: string | null) => Promise<Se
 export interface Check {
   /** Stable id of the check, e.g. `tls`, `http-headers`, `redis-noauth`. */
   id: string;
+  /**
+   * The check sends a credential (the MySQL empty-password login): the engine leaves it out when
+   * the deployment (RAMPART_EMPTY_PASSWORD_LOGINS) or the scan (`empty_password_logins`) says so.
+   */
+  attemptsLogin?: boolean;
   appliesTo(service: ServiceInfo): boolean;
   run(endpoint: Endpoint, service: ServiceInfo): Promise<CheckFinding[]>;
 }

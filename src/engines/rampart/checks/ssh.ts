@@ -19,6 +19,7 @@
 import type { Threat } from '../../engine.js';
 import { checkFinding, type Check, type CheckFinding, type Endpoint, type ServiceInfo } from './check.js';
 import { withSession, type Session } from '../protocols/session.js';
+import { readIdentification } from '../protocols/ssh-transport.js';
 import { printable } from './evidence.js';
 import { severityOf } from '../severity.js';
 
@@ -36,8 +37,6 @@ const SSH_MSG_DISCONNECT = 1;
 const SSH_MSG_KEXINIT = 20;
 /** RFC 4253 §6.1 requires at least 35000; a KEXINIT is a few kilobytes. */
 const MAX_PACKET_LENGTH = 35000;
-/** Lines a server may send before its identification (RFC 4253 §4.2); beyond this, it is not SSH. */
-const MAX_PRE_IDENT_LINES = 20;
 const STRICT_KEX = 'kex-strict-s-v00@openssh.com';
 
 type Rule = { pattern: RegExp; threat: Threat };
@@ -146,16 +145,6 @@ export function parseKexInit(payload: Buffer): SshAlgorithms | null {
   }
   const merge = (a = 0, b = 0): string[] => [...new Set([...(lists[a] ?? []), ...(lists[b] ?? [])])];
   return { kex: merge(0, 0), hostKey: merge(1, 1), ciphers: merge(2, 3), macs: merge(4, 5), compression: merge(6, 7) };
-}
-
-/** Reads lines until the `SSH-` identification; null if the server is silent or not SSH. */
-async function readIdentification(session: Session): Promise<string | null> {
-  for (let i = 0; i < MAX_PRE_IDENT_LINES; i++) {
-    const line = await session.readLine(255);
-    if (line === null) return null;
-    if (line.startsWith('SSH-')) return line;
-  }
-  return null;
 }
 
 /** Reads one unencrypted binary packet (RFC 4253 §6) and returns its payload. */

@@ -15,7 +15,7 @@
  * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md). Why: the Critical ones
  * hand any client full read/write control of the data (and, for Redis, often code execution); memcached holds only a cache, anonymous FTP is sometimes a deliberate public
  * archive, and an rsync listing discloses more than it grants. Anonymous FTP is the only login
- * any check attempts; nothing else sends credentials.
+ * any check attempts here; the MySQL empty-password login (checks/mysql.ts) is the only other.
  */
 import type { Check } from './check.js';
 import { elasticsearchNoAuthCheck } from './unauth-elasticsearch.js';

@@ -3,7 +3,8 @@
  * (the port only orders the probes). First the unprompted banner, followed up on a fresh
  * connection where one harmless command tells more (FTP or SMTP, STARTTLS offered); then, for a
  * silent service, one probe after another, each on its own connection and bounded by the job's
- * timeouts: TLS (and the protocol inside it), HTTP, Redis, memcached, PostgreSQL, MongoDB.
+ * timeouts: TLS (and the protocol inside it), HTTP (whose answer also tells SMUX), Redis,
+ * memcached, PostgreSQL, MongoDB.
  *
  * Every probe sends a small, fixed number of requests that read nothing and change nothing: no
  * login, no password, no data command.
@@ -18,7 +19,7 @@ import { requestRoot } from './http.js';
 import { toServiceInfo, unescapeBanner, type Identified } from './info.js';
 import { identifyRedisGreeting, probeMemcached, probeRedis } from './kv.js';
 import { probeImap, probePop3, probeSmtp } from './mail.js';
-import { identifyRsync, identifyTelnet, identifyVnc } from './misc.js';
+import { identifyRsync, identifySmux, identifyTelnet, identifyVnc } from './misc.js';
 import { probeMongo } from './mongodb.js';
 import { identifyNats, probeAmqp, probeMqtt } from './brokers.js';
 import { identifySsh } from './ssh.js';
@@ -114,9 +115,10 @@ async function probeTlsService(endpoint: Endpoint): Promise<ServiceInfo | null> 
   return toServiceInfo({ ...found, details }, null, true);
 }
 
+/** `GET /`; a SMUX server (RFC 1227) answers this request, like any other, with a ClosePDU. */
 async function probeHttp(endpoint: Endpoint): Promise<Identified | null> {
   const result = await withSession(endpoint, DETECTION_SESSION, null, (session) => requestRoot(session, endpoint, false));
-  return result?.found ?? null;
+  return result ? (result.found ?? identifySmux(result.answer)) : null;
 }
 
 const SILENT_PROBES = {
@@ -136,6 +138,8 @@ const DEFAULT_ORDER: readonly ProbeName[] = ['tls', 'http', 'redis', 'memcached'
 
 /** Usual homes of each protocol: only which probe goes first, never the verdict. */
 const PORT_HINTS: Readonly<Record<number, ProbeName>> = {
+  // SMUX is told by its answer to the HTTP probe (a TLS ClientHello first would only cost a connection).
+  199: 'http',
   1883: 'mqtt',
   5672: 'amqp',
   80: 'http',

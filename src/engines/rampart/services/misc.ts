@@ -1,6 +1,7 @@
 /**
  * Services recognised from their first bytes alone: Telnet (option negotiation), rsync daemon
- * (`@RSYNCD:` greeting) and VNC (`RFB` version string).
+ * (`@RSYNCD:` greeting) and VNC (`RFB` version string); and SMUX, from its answer to any request
+ * that is not its own.
  */
 import type { Identified } from './info.js';
 
@@ -38,4 +39,18 @@ export function identifyVnc(text: string): Identified | null {
   const match = /^RFB (\d{3})\.(\d{3})\n/.exec(text);
   if (!match) return null;
   return { name: 'vnc', details: { protocol: `${Number(match[1])}.${Number(match[2])}` } };
+}
+
+/** SMUX ClosePDU reasons (RFC 1227 §3.1.2). */
+const SMUX_CLOSE_REASONS = ['goingDown', 'unsupportedVersion', 'packetFormat', 'protocolError', 'internalError', 'authenticationFailure'];
+
+/**
+ * SMUX, the SNMP multiplexing protocol (RFC 1227, Net-SNMP's `smuxsocket`, usually 199/tcp): a
+ * silent server that answers anything other than an OpenPDU with a three-byte ClosePDU
+ * (`[APPLICATION 1]`, length 1, the reason, e.g. `41 01 02` packetFormat) and closes.
+ */
+export function identifySmux(bytes: Uint8Array): Identified | null {
+  if (bytes.length !== 3 || bytes[0] !== 0x41 || bytes[1] !== 0x01) return null;
+  const reason = SMUX_CLOSE_REASONS[bytes[2] ?? 0xff];
+  return reason ? { name: 'smux', details: { close_reason: reason } } : null;
 }

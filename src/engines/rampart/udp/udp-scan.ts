@@ -77,7 +77,7 @@ export async function scanUdp(address: string, hostname: string, options: UdpSca
       const found = answers.get(port) ?? [];
       if (outcome !== null) {
         found.push({ port, service: outcome.service });
-        result.findings.push(...outcome.findings.map((finding) => ({ ...finding, port })));
+        result.findings.push(...outcome.findings.map((finding) => ({ ...sayUdp(finding, port), port })));
       } else if (state === 'unrecognised') {
         found.push({ port, service: udpService('unknown', { details: { answeredProbe: probe.name } }) });
       }
@@ -92,6 +92,15 @@ export async function scanUdp(address: string, hostname: string, options: UdpSca
     result.services.push(...(known.length > 0 ? known : found.slice(0, 1)));
   }
   return result;
+}
+
+/**
+ * A UDP finding says UDP in its name and evidence, so a reader never takes it for the TCP service
+ * of the same number (DNS, SNMP and memcached listen on both).
+ */
+export function sayUdp(finding: CheckFinding, port: number): CheckFinding {
+  const name = /\bUDP\b/.test(finding.name) ? finding.name : `${finding.name} (UDP)`;
+  return { ...finding, name, evidence: `UDP port ${port}: ${finding.evidence}` };
 }
 
 const HIGHEST_PORT = 65535;
