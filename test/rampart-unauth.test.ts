@@ -4,7 +4,8 @@
  * open and a protected variant. Nothing leaves 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
@@ -19,6 +20,10 @@ import {
   rsyncModulesCheck,
   unauthChecks,
 } from '../src/engines/rampart/checks/unauth.js';
+import { INFERRED_WRITE_QOD, POSSIBLE_WRITE_QOD } from '../src/engines/rampart/checks/unauth-ftp.js';
+import { parseListLine, writableGuess } from '../src/engines/rampart/checks/ftp-listing.js';
+import { describeSensitive } from '../src/engines/rampart/checks/sensitive-names.js';
+import { DEFAULT_MIN_QOD, QOD } from '../src/shared/finding.js';
 import { loopbackEndpoint, serviceInfo, startMemcached, startRedis, startRsyncd, startScriptedServer, startVsftpd } from './helpers/daemons.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -222,39 +227,93 @@ test('a 200 that is not a cluster answer gives no Elasticsearch finding', async 
 // ---------------------------------------------------------------------------------------------
 // Anonymous FTP (vsftpd), rsync
 
-test('vsftpd with anonymous read-only access: Medium finding, upload refused, nothing left behind', async (t) => {
-  const ftp = await startVsftpd(t);
-  if (!ftp) return;
-  const findings = await ftpAnonymousCheck.run(loopbackEndpoint(ftp.port), serviceInfo('ftp'));
-  assert.deepEqual(
-    findings.map((f) => [f.ruleId, f.threat]),
-    [['rampart:ftp-anonymous', 'Medium']],
+/** Every path under `dir` with its size and modification time: what a scan must leave as it found it. */
+async function snapshot(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const lines = await Promise.all(
+    entries.map(async (entry) => {
+      const full = path.join(entry.parentPath, entry.name);
+      const info = await stat(full);
+      return `${path.relative(dir, full)} ${info.size} ${info.mtimeMs}`;
+    }),
   );
-  assert.match(findings[0]?.evidence ?? '', /answered: 230/);
-  assert.deepEqual(await readdir(ftp.root), ['readme.txt']);
-});
+  return [`. ${(await stat(dir)).mtimeMs}`, ...lines.sort()];
+}
 
-test('vsftpd with an anonymous upload directory: High writable finding; the test file was stored there, then deleted', async (t) => {
-  const ftp = await startVsftpd(t, { writable: true });
+/** Commands that change anything on an FTP server: the check must send none of them. */
+const WRITE_COMMANDS = /"(STOR|STOU|APPE|DELE|MKD|XMKD|RMD|XRMD|RNFR|RNTO|SITE)\b/;
+
+test('vsftpd with anonymous read-only access: Medium finding listing what is readable, a sensitive dump flagged, nothing written', async (t) => {
+  const ftp = await startVsftpd(t, { files: { 'pub/notes.txt': 'notes\n', 'pub/data/backup.sql': '-- dump\n', 'pub/data/deeper/deepest/old.bak': 'x' } });
   if (!ftp) return;
+  const before = await snapshot(ftp.root);
   const findings = await ftpAnonymousCheck.run(loopbackEndpoint(ftp.port), serviceInfo('ftp'));
   assert.deepEqual(
     findings.map((f) => [f.ruleId, f.threat]),
     [
       ['rampart:ftp-anonymous', 'Medium'],
-      ['rampart:ftp-anonymous-write', 'High'],
+      ['rampart:ftp-sensitive-files', 'Medium'],
     ],
   );
-  const evidence = findings[1]?.evidence ?? '';
-  assert.match(evidence, / in \/upload completed: 226/);
-  assert.match(evidence, /removed again with DELE/);
-  const fileName = /(rampart-write-test-[0-9a-f]{16}\.txt)/.exec(evidence)?.[1];
-  assert.ok(fileName, evidence);
-  assert.deepEqual((await readdir(ftp.root)).sort(), ['readme.txt', 'upload']);
+  const [anonymous, sensitive] = findings;
+  assert.match(anonymous?.evidence ?? '', /answered: 230/);
+  assert.match(anonymous?.evidence ?? '', /3 file\(s\) in 3 listed directories; listing stopped at 2 levels or 20 directories: \/readme\.txt, \/pub\/notes\.txt, \/pub\/data\/backup\.sql\./);
+  // Three levels down is past the bound: neither listed nor flagged.
+  assert.doesNotMatch(anonymous?.evidence ?? '', /old\.bak/);
+  assert.equal(sensitive?.evidence, 'Listed as anonymous: /pub/data/backup.sql (database dump).');
+  assert.deepEqual(await snapshot(ftp.root), before);
+  assert.doesNotMatch(await readFile(ftp.log, 'utf8'), WRITE_COMMANDS);
+});
+
+test('vsftpd with an anonymous upload directory (owned by ftp, shown as a uid): High writable finding guessed from the listing, QoD 50; nothing written', async (t) => {
+  const ftp = await startVsftpd(t, { writable: true });
+  if (!ftp) return;
+  const before = await snapshot(ftp.root);
+  const findings = await ftpAnonymousCheck.run(loopbackEndpoint(ftp.port), serviceInfo('ftp'));
+  assert.deepEqual(
+    findings.map((f) => [f.ruleId, f.threat, f.qod]),
+    [
+      ['rampart:ftp-anonymous', 'Medium', undefined],
+      ['rampart:ftp-anonymous-write', 'High', POSSIBLE_WRITE_QOD],
+    ],
+  );
+  assert.ok(POSSIBLE_WRITE_QOD < DEFAULT_MIN_QOD, 'a guess from a numeric owner is hidden by default');
+  const ftpUid = execFileSync('id', ['-u', 'ftp']).toString().trim();
+  assert.equal(
+    findings[1]?.evidence,
+    `Not tested by writing (nothing was created). STAT: logged in as ftp. Possibly writable: /upload (drwxr-xr-x owner ${ftpUid}: its owner may write in it, and uid ${ftpUid} is not root; it may be the anonymous session's account).`,
+  );
+  assert.match(findings[1]?.description ?? '', /Inferred from the listed permissions and owners, not tested/);
+  assert.deepEqual(await snapshot(ftp.root), before, 'the scan left the tree (and the upload directory) exactly as it was');
   assert.deepEqual(await readdir(path.join(ftp.root, 'upload')), []);
   const log = await readFile(ftp.log, 'utf8');
-  assert.match(log, new RegExp(`"STOR ${fileName}"`));
-  assert.match(log, new RegExp(`"DELE ${fileName}"`));
+  assert.match(log, /"LIST"/);
+  assert.ok(INFERRED_WRITE_QOD >= DEFAULT_MIN_QOD && INFERRED_WRITE_QOD < QOD.version, 'a probable write is shown by default, below a version match');
+  assert.doesNotMatch(log, WRITE_COMMANDS);
+});
+
+test('FTP listings: Unix and MS-DOS lines parsed; world-writable and own-account directories judged writable, others not', () => {
+  const unix = parseListLine('drwxrwxrwx    2 0        0            4096 Nov 27 14:00 incoming');
+  assert.deepEqual(unix, { name: 'incoming', type: 'dir', mode: 'rwxrwxrwx', owner: '0', size: 4096 });
+  assert.deepEqual(writableGuess(unix!, 'ftp'), { reason: 'drwxrwxrwx owner 0: every user may create files in it', strength: 'probable' });
+  const own = parseListLine('drwxr-xr-x 2 ftp ftp 4096 Jan  3  2024 drop box');
+  assert.equal(own?.name, 'drop box');
+  assert.equal(writableGuess(own!, null)?.strength, 'probable');
+  assert.equal(writableGuess(own!, 'nobody'), null, 'owned by another named account than the session');
+  assert.equal(writableGuess(parseListLine('drwxr-xr-x 2 0 0 4096 Jan  3  2024 pub')!, 'ftp'), null, 'root-owned');
+  assert.equal(writableGuess(parseListLine('dr-xr-xr-x 2 109 0 4096 Jan  3  2024 pub')!, 'ftp'), null, 'no write bit');
+  assert.equal(writableGuess(parseListLine('drwxr-xr-x 2 109 0 4096 Jan  3  2024 up')!, 'ftp')?.strength, 'possible');
+  assert.equal(writableGuess(parseListLine('-rw-rw-rw- 1 ftp ftp 12 Jan  3  2024 file.txt')!, 'ftp'), null, 'only directories');
+  assert.deepEqual(parseListLine('lrwxrwxrwx 1 0 0 7 Jan  3  2024 latest -> v1.2.3'), { name: 'latest', type: 'link', mode: 'rwxrwxrwx', owner: '0', size: 7 });
+  assert.deepEqual(parseListLine('11-27-26  02:00PM       <DIR>          upload'), { name: 'upload', type: 'dir', mode: null, owner: null, size: null });
+  assert.deepEqual(parseListLine('11-27-26  02:00PM                 1234 db.bak'), { name: 'db.bak', type: 'file', mode: null, owner: null, size: 1234 });
+  assert.equal(parseListLine('total 8'), null);
+  assert.deepEqual(describeSensitive(['/a/readme.txt', '/a/site.tar.gz', '/passwords.txt', '/etc/app.conf', '/x.old']), [
+    '/a/site.tar.gz (archive)',
+    '/passwords.txt (credentials)',
+    '/etc/app.conf (configuration)',
+    '/x.old (backup or old copy)',
+  ]);
 });
 
 test('an FTP server refusing anonymous login: no finding', async (t) => {
