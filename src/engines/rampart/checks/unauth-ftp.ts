@@ -104,9 +104,10 @@ async function listTree(session: Session, endpoint: Endpoint): Promise<Tree> {
       break;
     }
     const { path, depth } = queue.shift()!;
-    const entries = await listDirectory(session, endpoint, path);
+    // The login directory is where the session already is: no CWD (some servers refuse CWD to it).
+    const entries = await listDirectory(session, endpoint, depth === 0 ? null : path);
     if (entries === 'lost') break;
-    tree.listed += 1;
+    if (entries !== null) tree.listed += 1;
     for (const entry of entries ?? []) {
       const listed = { path: join(path, entry.name), entry };
       if (entry.type === 'dir') {
@@ -122,11 +123,13 @@ async function listTree(session: Session, endpoint: Endpoint): Promise<Tree> {
   return tree;
 }
 
-/** `CWD` then `LIST` over a passive data connection; null when refused, 'lost' when the control connection died. */
-async function listDirectory(session: Session, endpoint: Endpoint, path: string): Promise<FtpEntry[] | null | 'lost'> {
-  const cwd = await sendCommand(session, `CWD ${path}`);
-  if (cwd === null) return 'lost';
-  if (cwd.code !== 250) return null;
+/** `CWD` (unless `path` is null: the current directory) then `LIST` over a passive data connection; null when refused, 'lost' when the control connection died. */
+async function listDirectory(session: Session, endpoint: Endpoint, path: string | null): Promise<FtpEntry[] | null | 'lost'> {
+  if (path !== null) {
+    const cwd = await sendCommand(session, `CWD ${path}`);
+    if (cwd === null) return 'lost';
+    if (cwd.code !== 250) return null;
+  }
   const dataPort = await openPassivePort(session, endpoint);
   if (dataPort === null) return 'lost';
   const outcome = await connectTcp(endpoint.egress, endpoint.address, dataPort, endpoint.limits.connectTimeoutMs, endpoint.signal);
