@@ -98,8 +98,9 @@ async function listTree(session: Session, endpoint: Endpoint): Promise<Tree> {
   const home = (await currentDirectory(session)) ?? '/';
   const queue: Array<{ path: string; depth: number }> = [{ path: home, depth: 0 }];
   const join = (parent: string, name: string): string => `${parent.endsWith('/') ? parent : `${parent}/`}${name}`;
+  let attempts = 0;
   while (queue.length > 0 && !endpoint.signal.aborted) {
-    if (tree.listed >= MAX_DIRECTORIES) {
+    if (attempts++ >= MAX_DIRECTORIES) {
       tree.incomplete = true;
       break;
     }
