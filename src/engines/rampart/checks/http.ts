@@ -1,9 +1,13 @@
 /**
  * The HTTP check: security headers, version disclosure, cookies, TRACE, plain HTTP without a
- * redirect to HTTPS, directory listings and exposed files (.git, .env, backups, status pages).
- * At most 17 requests per port (`GET /`, one same-origin redirect followed, a random path to
- * detect catch-all answers, `TRACE /`, 13 probe paths), three at a time, no keep-alive, bodies
- * capped at 64 KiB; nothing is written, nothing is guessed beyond the fixed list.
+ * redirect to HTTPS, exposed files (.git, .env, backups), status and info pages (Apache
+ * mod_status and mod_info, nginx stub_status, PHP-FPM status and ping, Tomcat Manager, Spring
+ * Boot actuator), and directory listings with the sensitive files they show. Requests per port:
+ * `GET /`, one same-origin redirect followed, a random path to detect catch-all answers, the 18
+ * fixed probes, `TRACE /`, then the crawl (http-crawl.ts: links within the site, depth 2, at most
+ * 100 requests), three at a time, no keep-alive, bodies capped at 64 KiB; GET only, nothing is
+ * written, no credentials are sent. Every page is judged on its content, never on a status alone,
+ * and an answer like the catch-all page's proves nothing.
  *
  * Threats (CVSS-like judgement; a finding's rule id never changes):
  *
@@ -20,7 +24,11 @@
  * | rampart:http-trace-enabled               | Low        | CWE-693  | cross-site tracing (XST), modern browsers block it |
  * | rampart:http-no-https-redirect           | Medium     | CWE-319  | all traffic in clear text                 |
  * | rampart:http-directory-listing           | Medium     | CWE-548  | file names for anyone                     |
- * | rampart:http-status-page-exposed         | Medium/Low | CWE-200  | Apache/PHP-FPM: URLs and clients; nginx stub: counters (Low) |
+ * | rampart:http-listing-sensitive-files     | Medium     | CWE-538  | a listing shows dumps, backups, keys, config by name |
+ * | rampart:http-status-page-exposed         | Medium/Low | CWE-200  | Apache/PHP-FPM: URLs and clients; nginx stub, FPM ping: counters (Low) |
+ * | rampart:http-server-info-exposed         | Medium     | CWE-200  | Apache mod_info: the whole configuration  |
+ * | rampart:http-tomcat-manager-exposed      | Medium/Critical | CWE-1188 | login reachable: a password from code execution; open (200): Critical |
+ * | rampart:http-actuator-exposed            | High/Medium | CWE-200 | env, heapdump, loggers...: secrets and control (High); others Medium; health/info alone nothing |
  * | rampart:http-ds-store-exposed            | Low        | CWE-538  | file names of a directory                 |
  * | rampart:http-backup-exposed              | Medium     | CWE-530  | source, data or credentials               |
  * | rampart:http-git-exposed                 | High       | CWE-538  | whole source history and its secrets      |
