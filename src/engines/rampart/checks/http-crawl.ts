@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EngineLimits } from '../../engine.js';
 import { directoryListing, exposureHit, recogniseLinkedFile, serverInfo, statusPage, type ExposureHit } from './http-exposures.js';
 import type { HttpResponse } from './http-request.js';
+import { printable } from './evidence.js';
 import { describeSensitive } from './sensitive-names.js';
 
 /** Link levels followed from the start page. */
@@ -97,15 +98,18 @@ function examinePage(origin: string, path: string, response: HttpResponse, depth
   const listing = directoryListing(body);
   if (listing !== null) {
     const names = listingNames(body, path);
-    const shown = names.length === 0 ? '' : `; lists ${names.length} entr${names.length === 1 ? 'y' : 'ies'}: ${names.slice(0, MAX_NAMES_SHOWN).join(', ')}${names.length > MAX_NAMES_SHOWN ? ', ...' : ''}`;
+    // Names are the server's bytes: escaped for evidence.
+    const quote = (list: string[]): string => printable(list.slice(0, MAX_NAMES_SHOWN).join(', '), 2000) + (list.length > MAX_NAMES_SHOWN ? ', ...' : '');
+    const shown = names.length === 0 ? '' : `; lists ${names.length} entr${names.length === 1 ? 'y' : 'ies'}: ${quote(names)}`;
     hits.push(exposureHit('directory-listing', path, `${listing}${shown}`));
     const sensitive = describeSensitive(names);
-    if (sensitive.length > 0) hits.push(exposureHit('listing-sensitive-files', path, sensitive.slice(0, MAX_NAMES_SHOWN).join(', ')));
+    if (sensitive.length > 0) hits.push(exposureHit('listing-sensitive-files', path, quote(sensitive)));
     if (depth >= MAX_CRAWL_DEPTH) return [];
     // Subdirectories, and listed files that may be dumps or backups (their content decides).
+    const directory = path.split('?')[0]!.replace(/\/?$/, '/');
     return names
       .filter((name) => name.endsWith('/') || isFetchableFile(name))
-      .map((name) => ({ path: `${path}${encodeURI(name)}`, depth: depth + 1 }));
+      .map((name) => ({ path: `${directory}${encodeURIComponent(name.replace(/\/$/, ''))}${name.endsWith('/') ? '/' : ''}`, depth: depth + 1 }));
   }
   const status = statusPage(body);
   if (status !== null) hits.push(exposureHit('status-page', path, status));
