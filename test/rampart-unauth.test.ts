@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { decodeBson, encodeBson } from '../src/engines/rampart/protocols/bson.js';
@@ -24,7 +25,7 @@ import { INFERRED_WRITE_QOD, POSSIBLE_WRITE_QOD } from '../src/engines/rampart/c
 import { parseListLine, writableGuess } from '../src/engines/rampart/checks/ftp-listing.js';
 import { describeSensitive } from '../src/engines/rampart/checks/sensitive-names.js';
 import { DEFAULT_MIN_QOD, QOD } from '../src/shared/finding.js';
-import { loopbackEndpoint, serviceInfo, startMemcached, startRedis, startRsyncd, startScriptedServer, startVsftpd } from './helpers/daemons.js';
+import { loopbackEndpoint, onLines, serviceInfo, startMemcached, startRedis, startRsyncd, startScriptedServer, startVsftpd } from './helpers/daemons.js';
 
 // ---------------------------------------------------------------------------------------------
 // Redis, memcached
@@ -290,6 +291,62 @@ test('vsftpd with an anonymous upload directory (owned by ftp, shown as a uid): 
   assert.match(log, /"LIST"/);
   assert.ok(INFERRED_WRITE_QOD >= DEFAULT_MIN_QOD && INFERRED_WRITE_QOD < QOD.version, 'a probable write is shown by default, below a version match');
   assert.doesNotMatch(log, WRITE_COMMANDS);
+});
+
+test('an FTP server offering MLSD: its perm facts decide (over mode bits), the login directory included; nothing written', async (t) => {
+  const listings: Record<string, string> = {
+    '/': 'type=cdir;perm=flcdmpe;unix.mode=0755; .\r\ntype=pdir;perm=el; ..\r\ntype=file;perm=r;size=12; readme.txt\r\ntype=dir;perm=el;unix.mode=0777; pub\r\n',
+    '/pub': 'type=cdir;perm=el; .\r\ntype=file;perm=r;size=9; id_rsa\r\ntype=dir;perm=flcdmpe;unix.mode=0700; incoming\r\n',
+    '/pub/incoming': 'type=cdir;perm=flcdmpe; .\r\n',
+  };
+  // One passive data port: each data connection gets the listing of the directory last entered.
+  const accepted: net.Socket[] = [];
+  const waiting: Array<(socket: net.Socket) => void> = [];
+  const data = net.createServer((socket) => (waiting.shift() ?? ((s: net.Socket) => accepted.push(s)))(socket));
+  data.listen(0, '127.0.0.1');
+  await once(data, 'listening');
+  t.after(() => new Promise<void>((resolve) => data.close(() => resolve())));
+  const dataSocket = (): Promise<net.Socket> => new Promise((resolve) => (accepted.length > 0 ? resolve(accepted.shift()!) : waiting.push(resolve)));
+  const commands: string[] = [];
+  const server = await startScriptedServer(t, (socket) => {
+    let cwd = '/';
+    socket.write('220 Fake MLSD FTP\r\n');
+    onLines(socket, (line) => {
+      commands.push(line);
+      const [command, ...rest] = line.split(' ');
+      const argument = rest.join(' ');
+      if (command === 'USER') socket.write('331 Password please\r\n');
+      else if (command === 'PASS') socket.write('230 Logged in\r\n');
+      else if (command === 'FEAT') socket.write('211-Features:\r\n MLST type*;size*;perm*;unix.mode*;\r\n EPSV\r\n211 End\r\n');
+      else if (command === 'PWD') socket.write('257 "/"\r\n');
+      else if (command === 'CWD') socket.write(argument in listings ? ((cwd = argument), '250 OK\r\n') : '550 No\r\n');
+      else if (command === 'EPSV') socket.write(`229 Entering Extended Passive Mode (|||${(data.address() as net.AddressInfo).port}|)\r\n`);
+      else if (command === 'MLSD') {
+        socket.write('150 Here it comes\r\n');
+        void dataSocket().then((channel) => channel.end(listings[cwd] ?? '', () => socket.write('226 Done\r\n')));
+      } else if (command === 'QUIT') socket.end('221 Bye\r\n');
+      else socket.write('502 Not implemented\r\n');
+    });
+  });
+  const findings = await ftpAnonymousCheck.run(loopbackEndpoint(server.port), serviceInfo('ftp'));
+  assert.deepEqual(
+    findings.map((f) => [f.ruleId, f.qod]),
+    [
+      ['rampart:ftp-anonymous', undefined],
+      ['rampart:ftp-sensitive-files', undefined],
+      ['rampart:ftp-anonymous-write', INFERRED_WRITE_QOD],
+    ],
+  );
+  assert.match(findings[0]?.evidence ?? '', /2 file\(s\) in 3 listed directories: \/readme\.txt, \/pub\/id_rsa\./);
+  assert.equal(findings[1]?.evidence, 'Listed as anonymous: /pub/id_rsa (key or certificate store).');
+  assert.equal(
+    findings[2]?.evidence,
+    'Not tested by writing (nothing was created). STAT did not name the session account (assumed ftp/anonymous). Probably writable: ' +
+      '/ (MLSD perm=flcdmpe: the server says this session may create files and make directories in it), ' +
+      '/pub/incoming (MLSD perm=flcdmpe: the server says this session may create files and make directories in it).',
+  );
+  assert.ok(commands.includes('MLSD') && !commands.includes('LIST'));
+  assert.deepEqual(commands.filter((command) => WRITE_COMMANDS.test(`"${command}`)), []);
 });
 
 test('FTP listings: Unix and MS-DOS lines parsed; world-writable and own-account directories judged writable, others not', () => {

@@ -1,9 +1,10 @@
 /**
- * Reading FTP `LIST` output (Unix `ls -l` lines, and the MS-DOS/IIS format) and judging, from a
- * directory's own entry, whether the anonymous session can probably write to it. That judgement
- * is an inference from the mode bits and the owner the server shows, never a test: the FTP
- * server's own switches (vsftpd `anon_upload_enable`, ProFTPD `<Limit WRITE>`) are invisible
- * without writing, and Rampart never writes on a scanned host.
+ * Reading FTP listings (`MLSD` facts, RFC 3659; `LIST` output in Unix `ls -l` lines or the
+ * MS-DOS/IIS format) and judging, from a directory's own entry, whether the anonymous session can
+ * probably write to it. That judgement is never a test (Rampart never writes on a scanned host):
+ * from `MLSD`, it is the server's own statement of this session's rights (`perm=` facts); from
+ * `LIST`, an inference from the mode bits and the owner, blind to the FTP server's own switches
+ * (vsftpd `anon_upload_enable`, ProFTPD `<Limit WRITE>`).
  */
 
 /** One entry of a listing. */
@@ -14,6 +15,8 @@ export interface FtpEntry {
   mode: string | null;
   owner: string | null;
   size: number | null;
+  /** The `perm=` fact of an `MLSD` entry (what this session may do), or null from `LIST`. */
+  perm?: string | null;
 }
 
 const MONTH_DATE = String.raw`[A-Za-z]{3}\s+\d{1,2}\s+(?:\d{1,2}:\d{2}|\d{4})`;
@@ -44,6 +47,49 @@ export function parseListing(text: string): FtpEntry[] {
   return text.split(/\r?\n/).flatMap((line) => parseListLine(line) ?? []);
 }
 
+/**
+ * The entries of an `MLSD` answer (`fact=value;...; name` lines), and the listed directory's own
+ * entry (`type=cdir`) when the server sent one.
+ */
+export function parseMlsd(text: string): { entries: FtpEntry[]; self: FtpEntry | null } {
+  const entries: FtpEntry[] = [];
+  let self: FtpEntry | null = null;
+  for (const line of text.split(/\r?\n/)) {
+    const space = line.indexOf(' ');
+    if (space <= 0) continue;
+    const facts = new Map(
+      line
+        .slice(0, space)
+        .split(';')
+        .filter((fact) => fact.includes('='))
+        .map((fact) => [fact.slice(0, fact.indexOf('=')).toLowerCase(), fact.slice(fact.indexOf('=') + 1)] as const),
+    );
+    const name = line.slice(space + 1);
+    const kind = facts.get('type')?.toLowerCase() ?? '';
+    const mode = /^[0-7]{3,4}$/.test(facts.get('unix.mode') ?? '') ? modeString(facts.get('unix.mode')!) : null;
+    const size = Number(facts.get('size'));
+    const entry: FtpEntry = {
+      name,
+      type: kind === 'dir' || kind === 'cdir' ? 'dir' : kind === 'file' ? 'file' : kind.includes('slink') ? 'link' : 'other',
+      mode,
+      owner: facts.get('unix.owner') ?? facts.get('unix.uid') ?? null,
+      size: Number.isFinite(size) && facts.has('size') ? size : null,
+      perm: facts.get('perm')?.toLowerCase() ?? null,
+    };
+    if (kind === 'cdir') self = entry;
+    else if (kind !== 'pdir' && name !== '.' && name !== '..') entries.push(entry);
+  }
+  return { entries, self };
+}
+
+/** `755` -> `rwxr-xr-x`. */
+function modeString(octal: string): string {
+  return [...octal.slice(-3)].map((digit) => {
+    const bits = Number(digit);
+    return `${bits & 4 ? 'r' : '-'}${bits & 2 ? 'w' : '-'}${bits & 1 ? 'x' : '-'}`;
+  }).join('');
+}
+
 /** Account names anonymous FTP sessions commonly run as, when the server does not say. */
 const ANONYMOUS_ACCOUNTS = new Set(['ftp', 'anonymous', 'ftpuser']);
 
@@ -56,14 +102,20 @@ export interface WritableGuess {
 
 /**
  * Whether a directory entry looks writable by the anonymous session, or null:
- * - probable: its mode lets everyone write (`d???????w?`), or it belongs to the session's own
+ * - probable: its MLSD `perm=` fact grants `c` (create files) or `m` (make directories); or its mode lets everyone write (`d???????w?`), or it belongs to the session's own
  *   account (the name `STAT` gave, else `ftp`/`anonymous`) and lets its owner write;
  * - possible: it lets its owner write and the owner is shown as a number other than 0 (vsftpd
  *   and others show numeric owners; the anonymous account is the usual unprivileged owner in an
  *   anonymous tree, but the number cannot be matched to it from outside).
  */
 export function writableGuess(entry: FtpEntry, account: string | null): WritableGuess | null {
-  if (entry.type !== 'dir' || entry.mode === null) return null;
+  if (entry.type !== 'dir') return null;
+  // The server's own word on this session beats any reading of mode bits.
+  if (entry.perm !== undefined && entry.perm !== null) {
+    const rights = [entry.perm.includes('c') ? 'create files' : null, entry.perm.includes('m') ? 'make directories' : null].filter((right) => right !== null);
+    return rights.length === 0 ? null : { reason: `MLSD perm=${entry.perm}: the server says this session may ${rights.join(' and ')} in it`, strength: 'probable' };
+  }
+  if (entry.mode === null) return null;
   const shown = `d${entry.mode} owner ${entry.owner ?? '?'}`;
   if (entry.mode[7] === 'w') return { reason: `${shown}: every user may create files in it`, strength: 'probable' };
   if (entry.owner === null || entry.mode[1] !== 'w') return null;

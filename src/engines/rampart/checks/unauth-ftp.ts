@@ -5,9 +5,10 @@
  * `MAX_DIRECTORIES` listings), file names that suggest dumps, backups, keys or credentials are
  * flagged, and writability is INFERRED, never tested: Rampart never creates, changes or deletes
  * anything on a scanned host (an anonymous upload often cannot be deleted by the same user, so a
- * test file would be left behind). A directory counts as probably writable when its listed mode
- * lets everyone write, or it belongs to the anonymous session's own account (as `STAT` names it)
- * with the owner's write bit; that finding carries a lower quality of detection and says why.
+ * test file would be left behind). A directory counts as probably writable when MLSD's `perm=`
+ * fact grants this session create rights, or its listed mode lets everyone write, or it belongs
+ * to the anonymous session's own account (as `STAT` names it) with the owner's write bit
+ * (ftp-listing.ts); that finding carries a lower quality of detection and says why.
  * The data connection goes to the endpoint's own address whatever the PASV reply names: a
  * hostile server naming 169.254.169.254 or another host of the network gets no connection there
  * (no FTP bounce), and the connection it does get goes through the egress, which checks it.
@@ -18,7 +19,7 @@ import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { sendCommand, readNumericReply, replyText, type NumericReply } from '../protocols/reply.js';
 import { Session, withSession } from '../protocols/session.js';
 import { printable } from './evidence.js';
-import { parseListing, writableGuess, type FtpEntry, type WritableGuess } from './ftp-listing.js';
+import { parseListing, parseMlsd, writableGuess, type FtpEntry, type WritableGuess } from './ftp-listing.js';
 import { describeSensitive } from './sensitive-names.js';
 
 const ANONYMOUS_PASSWORD = 'rampart@example.com';
@@ -55,7 +56,8 @@ export const ftpAnonymousCheck: Check = {
       if (login?.code === 331) login = await sendCommand(session, `PASS ${ANONYMOUS_PASSWORD}`);
       if (login?.code !== 230) return [];
       const account = await sessionAccount(session);
-      const tree = await listTree(session, endpoint);
+      const mlsd = await offersMlst(session);
+      const tree = await listTree(session, endpoint, mlsd);
       const findings = [anonymousFinding(greeting, login, tree)];
       const sensitive = describeSensitive(tree.files.map((file) => file.path));
       if (sensitive.length > 0) findings.push(sensitiveFinding(sensitive));
@@ -92,8 +94,14 @@ async function sessionAccount(session: Session): Promise<string | null> {
   return line ? (/Logged in as (\S+)/i.exec(line)?.[1] ?? null) : null;
 }
 
+/** Whether `FEAT` lists MLST (then `MLSD` gives typed entries and this session's `perm=` rights). */
+async function offersMlst(session: Session): Promise<boolean> {
+  const feat = await sendCommand(session, 'FEAT');
+  return feat?.code === 211 && replyText(feat).some((line) => /^\s*MLST\b/i.test(line));
+}
+
 /** Lists the login directory and its subdirectories breadth first, within the bounds. */
-async function listTree(session: Session, endpoint: Endpoint): Promise<Tree> {
+async function listTree(session: Session, endpoint: Endpoint, mlsd: boolean): Promise<Tree> {
   const tree: Tree = { files: [], directories: [], listed: 0, incomplete: false };
   const home = (await currentDirectory(session)) ?? '/';
   const queue: Array<{ path: string; depth: number }> = [{ path: home, depth: 0 }];
@@ -106,10 +114,12 @@ async function listTree(session: Session, endpoint: Endpoint): Promise<Tree> {
     }
     const { path, depth } = queue.shift()!;
     // The login directory is where the session already is: no CWD (some servers refuse CWD to it).
-    const entries = await listDirectory(session, endpoint, depth === 0 ? null : path);
-    if (entries === 'lost') break;
-    if (entries !== null) tree.listed += 1;
-    for (const entry of entries ?? []) {
+    const listing = await listDirectory(session, endpoint, depth === 0 ? null : path, mlsd);
+    if (listing === 'lost') break;
+    if (listing !== null) tree.listed += 1;
+    // Only MLSD describes the login directory itself (its `cdir` entry); below, the parent's listing does.
+    if (depth === 0 && listing?.self) tree.directories.push({ path, entry: listing.self });
+    for (const entry of listing?.entries ?? []) {
       const listed = { path: join(path, entry.name), entry };
       if (entry.type === 'dir') {
         tree.directories.push(listed);
@@ -124,8 +134,11 @@ async function listTree(session: Session, endpoint: Endpoint): Promise<Tree> {
   return tree;
 }
 
-/** `CWD` (unless `path` is null: the current directory) then `LIST` over a passive data connection; null when refused, 'lost' when the control connection died. */
-async function listDirectory(session: Session, endpoint: Endpoint, path: string | null): Promise<FtpEntry[] | null | 'lost'> {
+/**
+ * `CWD` (unless `path` is null: the current directory) then `MLSD` or `LIST` over a passive data
+ * connection; null when refused, 'lost' when the control connection died.
+ */
+async function listDirectory(session: Session, endpoint: Endpoint, path: string | null, mlsd: boolean): Promise<{ entries: FtpEntry[]; self: FtpEntry | null } | null | 'lost'> {
   if (path !== null) {
     const cwd = await sendCommand(session, `CWD ${path}`);
     if (cwd === null) return 'lost';
@@ -137,14 +150,15 @@ async function listDirectory(session: Session, endpoint: Endpoint, path: string 
   if (outcome.state !== 'connected') return 'lost';
   const data = new Session(outcome.socket, endpoint, null, MAX_LISTING_BYTES);
   try {
-    const start = await sendCommand(session, 'LIST');
+    const start = await sendCommand(session, mlsd ? 'MLSD' : 'LIST');
     if (start === null) return 'lost';
     if (start.code !== 125 && start.code !== 150) return null;
     // The server closes the data connection when the listing is complete.
     const listing = await data.readUntil(() => false);
     const done = await readNumericReply(session);
     if (done === null) return 'lost';
-    return parseListing(listing.toString('latin1'));
+    const text = listing.toString('latin1');
+    return mlsd ? parseMlsd(text) : { entries: parseListing(text), self: null };
   } finally {
     data.close();
   }
