@@ -1,14 +1,15 @@
 /**
  * Anonymous FTP: `USER anonymous` / `PASS rampart@example.com` — the one login Rampart ever
  * attempts, since whether it works is the question. When it does, what the anonymous user can
- * read is listed (`LIST`, from the login directory down to `MAX_DEPTH` levels, at most
- * `MAX_DIRECTORIES` listings), file names that suggest dumps, backups, keys or credentials are
- * flagged, and writability is INFERRED, never tested: Rampart never creates, changes or deletes
- * anything on a scanned host (an anonymous upload often cannot be deleted by the same user, so a
- * test file would be left behind). A directory counts as probably writable when MLSD's `perm=`
- * fact grants this session create rights, or its listed mode lets everyone write, or it belongs
- * to the anonymous session's own account (as `STAT` names it) with the owner's write bit
- * (ftp-listing.ts); that finding carries a lower quality of detection and says why.
+ * read is listed (`MLSD` when `FEAT` offers MLST, else `LIST`; from the login directory down
+ * to `MAX_DEPTH` levels, at most `MAX_DIRECTORIES` listings), file names that suggest dumps,
+ * backups, keys or credentials are flagged, and writability is INFERRED, never tested: Rampart
+ * never creates, changes or deletes anything on a scanned host (an anonymous upload often cannot
+ * be deleted by the same user, so a test file would be left behind). A directory counts as
+ * probably writable when MLSD's `perm=` fact grants this session create rights, or its listed
+ * mode lets everyone write, or it belongs to the anonymous session's own account (as `STAT`
+ * names it) with the owner's write bit (ftp-listing.ts); that finding carries a lower quality of
+ * detection and says why.
  * The data connection goes to the endpoint's own address whatever the PASV reply names: a
  * hostile server naming 169.254.169.254 or another host of the network gets no connection there
  * (no FTP bounce), and the connection it does get goes through the egress, which checks it.
