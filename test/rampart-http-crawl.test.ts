@@ -216,6 +216,18 @@ test('safe twins: a catch-all answering every marker on every path, a locked Tom
   assert.ok(defaults.requests.includes('GET /app/'));
 });
 
+test('a status page found by a link is judged like a probed one: nginx counters are Low', async (t) => {
+  const pages: Record<string, Page> = {
+    '/': { body: '<html><body><a href="/monitor/nginx">Monitoring</a></body></html>' },
+    '/monitor/nginx': { type: 'text/plain', body: NGINX_STUB },
+  };
+  const site = await startSite(t, (path) => pages[path]);
+  const findings = await httpCheck.run(endpoint(site.port), HTTP);
+  assert.deepEqual(exposures(findings), ['rampart:http-status-page-exposed']);
+  assert.equal(find(findings, 'http-status-page-exposed')?.threat, 'Low');
+  assert.equal(find(findings, 'http-status-page-exposed')?.evidence, 'GET /monitor/nginx -> 200: nginx stub_status page');
+});
+
 test('the crawl stops at its request bound on a site of endless links', async (t) => {
   // Every page links to 20 new pages: far more than the bound at depth 2.
   const endless = (path: string): Page | undefined => {

@@ -13,6 +13,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EngineLimits } from '../../engine.js';
 import { directoryListing, exposureHit, recogniseLinkedFile, serverInfo, statusPage, type ExposureHit } from './http-exposures.js';
+import { statusThreat } from './http-server-pages.js';
 import type { HttpResponse } from './http-request.js';
 import { printable } from './evidence.js';
 import { describeSensitive } from './sensitive-names.js';
@@ -112,7 +113,7 @@ function examinePage(origin: string, path: string, response: HttpResponse, depth
       .map((name) => ({ path: `${directory}${encodeURIComponent(name.replace(/\/$/, ''))}${name.endsWith('/') ? '/' : ''}`, depth: depth + 1 }));
   }
   const status = statusPage(body);
-  if (status !== null) hits.push(exposureHit('status-page', path, status));
+  if (status !== null) hits.push(exposureHit('status-page', path, statusThreat(status)));
   const info = serverInfo(body);
   if (info !== null) hits.push(exposureHit('server-info', path, info));
   const file = recogniseLinkedFile(path, body);
