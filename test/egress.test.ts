@@ -248,7 +248,7 @@ test('FTP: a PASV reply naming a refused address (127.0.0.2) is never connected 
         CWD: () => '550 No such directory\r\n',
         EPSV: () => '500 Not understood\r\n',
         PASV: () => (pasvReplies++, pasvTo('127.0.0.2', data.port)),
-        STOR: () => '553 Not allowed\r\n',
+        LIST: () => '550 No listing\r\n',
         QUIT: () => '221 Bye\r\n',
       };
       socket.write(replies[command ?? '']?.() ?? '502 Not implemented\r\n');

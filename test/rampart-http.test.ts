@@ -199,7 +199,7 @@ describe('HTTP check', () => {
       assert.match(finding.ruleId, /^rampart:http-[a-z-]+$/);
       assert.ok(finding.references.length > 0 && finding.cwe !== null);
     }
-    assert.ok(requests.length <= 20, `bounded: ${requests.length} requests`);
+    assert.ok(requests.length <= 23, `bounded: ${requests.length} requests`);
     assert.ok(requests.includes('TRACE /'));
   });
 

@@ -119,11 +119,12 @@ test('findings carry the basis: a CVSS vector and its score, or the table row, i
   assert.equal(apache.cvssBase, 5.3);
   assert.match(withSeverityBasis(apache).description, /\n\nSeverity: rated Medium by its CVSS v3\.1 base score 5\.3 \(CVSS:3\.1\/AV:N\/AC:L\/PR:N\/UI:N\/S:U\/C:L\/I:N\/A:N\)\. Requested URLs/);
 
-  const nginx = exposureFindings([{ kind: 'status-page', path: '/nginx_status', seen: 'nginx stub_status page' }])[0]!;
+  // The recogniser of a page that shows counters only sets the Low case (http-server-pages.ts).
+  const nginx = exposureFindings([{ kind: 'status-page', path: '/nginx_status', seen: 'nginx stub_status page', threat: 'Low' }])[0]!;
   assert.deepEqual([nginx.threat, nginx.cvssBase, nginx.cvssVector], ['Low', null, null]);
   assert.match(
     withSeverityBasis(nginx).description,
-    /Severity: rated Low by Rampart's severity table \(docs\/SEVERITY\.md, rampart:http-status-page-exposed, when nginx stub_status only\)\. Traffic counters only\.$/,
+    /Severity: rated Low by Rampart's severity table \(docs\/SEVERITY\.md, rampart:http-status-page-exposed, when nginx stub_status or PHP-FPM ping only\)\. Traffic counters only\.$/,
   );
 
   // A rule or threat the table does not know, and Informational records, are left as they are.

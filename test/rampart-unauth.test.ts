@@ -4,9 +4,11 @@
  * open and a protected variant. Nothing leaves 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { decodeBson, encodeBson } from '../src/engines/rampart/protocols/bson.js';
@@ -19,7 +21,11 @@ import {
   rsyncModulesCheck,
   unauthChecks,
 } from '../src/engines/rampart/checks/unauth.js';
-import { loopbackEndpoint, serviceInfo, startMemcached, startRedis, startRsyncd, startScriptedServer, startVsftpd } from './helpers/daemons.js';
+import { INFERRED_WRITE_QOD, POSSIBLE_WRITE_QOD } from '../src/engines/rampart/checks/unauth-ftp.js';
+import { parseListLine, writableGuess } from '../src/engines/rampart/checks/ftp-listing.js';
+import { describeSensitive } from '../src/engines/rampart/checks/sensitive-names.js';
+import { DEFAULT_MIN_QOD, QOD } from '../src/shared/finding.js';
+import { loopbackEndpoint, onLines, serviceInfo, startMemcached, startRedis, startRsyncd, startScriptedServer, startVsftpd } from './helpers/daemons.js';
 
 // ---------------------------------------------------------------------------------------------
 // Redis, memcached
@@ -224,39 +230,149 @@ test('a 200 that is not a cluster answer gives no Elasticsearch finding', async 
 // ---------------------------------------------------------------------------------------------
 // Anonymous FTP (vsftpd), rsync
 
-test('vsftpd with anonymous read-only access: Medium finding, upload refused, nothing left behind', async (t) => {
-  const ftp = await startVsftpd(t);
-  if (!ftp) return;
-  const findings = await ftpAnonymousCheck.run(loopbackEndpoint(ftp.port), serviceInfo('ftp'));
-  assert.deepEqual(
-    findings.map((f) => [f.ruleId, f.threat]),
-    [['rampart:ftp-anonymous', 'Medium']],
+/** Every path under `dir` with its size and modification time: what a scan must leave as it found it. */
+async function snapshot(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const lines = await Promise.all(
+    entries.map(async (entry) => {
+      const full = path.join(entry.parentPath, entry.name);
+      const info = await stat(full);
+      return `${path.relative(dir, full)} ${info.size} ${info.mtimeMs}`;
+    }),
   );
-  assert.match(findings[0]?.evidence ?? '', /answered: 230/);
-  assert.deepEqual(await readdir(ftp.root), ['readme.txt']);
-});
+  return [`. ${(await stat(dir)).mtimeMs}`, ...lines.sort()];
+}
 
-test('vsftpd with an anonymous upload directory: High writable finding; the test file was stored there, then deleted', async (t) => {
-  const ftp = await startVsftpd(t, { writable: true });
+/** Commands that change anything on an FTP server: the check must send none of them. */
+const WRITE_COMMANDS = /"(STOR|STOU|APPE|DELE|MKD|XMKD|RMD|XRMD|RNFR|RNTO|SITE)\b/;
+
+test('vsftpd with anonymous read-only access: Medium finding listing what is readable, a sensitive dump flagged, nothing written', async (t) => {
+  const ftp = await startVsftpd(t, { files: { 'pub/notes.txt': 'notes\n', 'pub/data/backup.sql': '-- dump\n', 'pub/data/deeper/deepest/old.bak': 'x' } });
   if (!ftp) return;
+  const before = await snapshot(ftp.root);
   const findings = await ftpAnonymousCheck.run(loopbackEndpoint(ftp.port), serviceInfo('ftp'));
   assert.deepEqual(
     findings.map((f) => [f.ruleId, f.threat]),
     [
       ['rampart:ftp-anonymous', 'Medium'],
-      ['rampart:ftp-anonymous-write', 'High'],
+      ['rampart:ftp-sensitive-files', 'Medium'],
     ],
   );
-  const evidence = findings[1]?.evidence ?? '';
-  assert.match(evidence, / in \/upload completed: 226/);
-  assert.match(evidence, /removed again with DELE/);
-  const fileName = /(rampart-write-test-[0-9a-f]{16}\.txt)/.exec(evidence)?.[1];
-  assert.ok(fileName, evidence);
-  assert.deepEqual((await readdir(ftp.root)).sort(), ['readme.txt', 'upload']);
+  const [anonymous, sensitive] = findings;
+  assert.match(anonymous?.evidence ?? '', /answered: 230/);
+  assert.match(anonymous?.evidence ?? '', /3 file\(s\) in 3 listed directories; listing stopped at 2 levels or 20 directories: \/readme\.txt, \/pub\/notes\.txt, \/pub\/data\/backup\.sql\./);
+  // Three levels down is past the bound: neither listed nor flagged.
+  assert.doesNotMatch(anonymous?.evidence ?? '', /old\.bak/);
+  assert.equal(sensitive?.evidence, 'Listed as anonymous: /pub/data/backup.sql (database dump).');
+  assert.deepEqual(await snapshot(ftp.root), before);
+  assert.doesNotMatch(await readFile(ftp.log, 'utf8'), WRITE_COMMANDS);
+});
+
+test('vsftpd with an anonymous upload directory (owned by ftp, shown as a uid): High writable finding guessed from the listing, QoD 50; nothing written', async (t) => {
+  const ftp = await startVsftpd(t, { writable: true });
+  if (!ftp) return;
+  const before = await snapshot(ftp.root);
+  const findings = await ftpAnonymousCheck.run(loopbackEndpoint(ftp.port), serviceInfo('ftp'));
+  assert.deepEqual(
+    findings.map((f) => [f.ruleId, f.threat, f.qod]),
+    [
+      ['rampart:ftp-anonymous', 'Medium', undefined],
+      ['rampart:ftp-anonymous-write', 'High', POSSIBLE_WRITE_QOD],
+    ],
+  );
+  assert.ok(POSSIBLE_WRITE_QOD < DEFAULT_MIN_QOD, 'a guess from a numeric owner is hidden by default');
+  const ftpUid = execFileSync('id', ['-u', 'ftp']).toString().trim();
+  assert.equal(
+    findings[1]?.evidence,
+    `Not tested by writing (nothing was created). STAT: logged in as ftp. Possibly writable: /upload (drwxr-xr-x owner ${ftpUid}: its owner may write in it, and uid ${ftpUid} is not root; it may be the anonymous session's account).`,
+  );
+  assert.match(findings[1]?.description ?? '', /Inferred from the listed permissions and owners, not tested/);
+  assert.deepEqual(await snapshot(ftp.root), before, 'the scan left the tree (and the upload directory) exactly as it was');
   assert.deepEqual(await readdir(path.join(ftp.root, 'upload')), []);
   const log = await readFile(ftp.log, 'utf8');
-  assert.match(log, new RegExp(`"STOR ${fileName}"`));
-  assert.match(log, new RegExp(`"DELE ${fileName}"`));
+  assert.match(log, /"LIST"/);
+  assert.ok(INFERRED_WRITE_QOD >= DEFAULT_MIN_QOD && INFERRED_WRITE_QOD < QOD.version, 'a probable write is shown by default, below a version match');
+  assert.doesNotMatch(log, WRITE_COMMANDS);
+});
+
+test('an FTP server offering MLSD: its perm facts decide (over mode bits), the login directory included; nothing written', async (t) => {
+  const listings: Record<string, string> = {
+    '/': 'type=cdir;perm=flcdmpe;unix.mode=0755; .\r\ntype=pdir;perm=el; ..\r\ntype=file;perm=r;size=12; readme.txt\r\ntype=dir;perm=el;unix.mode=0777; pub\r\n',
+    '/pub': 'type=cdir;perm=el; .\r\ntype=file;perm=r;size=9; id_rsa\r\ntype=dir;perm=flcdmpe;unix.mode=0700; incoming\r\n',
+    '/pub/incoming': 'type=cdir;perm=flcdmpe; .\r\n',
+  };
+  // One passive data port: each data connection gets the listing of the directory last entered.
+  const accepted: net.Socket[] = [];
+  const waiting: Array<(socket: net.Socket) => void> = [];
+  const data = net.createServer((socket) => (waiting.shift() ?? ((s: net.Socket) => accepted.push(s)))(socket));
+  data.listen(0, '127.0.0.1');
+  await once(data, 'listening');
+  t.after(() => new Promise<void>((resolve) => data.close(() => resolve())));
+  const dataSocket = (): Promise<net.Socket> => new Promise((resolve) => (accepted.length > 0 ? resolve(accepted.shift()!) : waiting.push(resolve)));
+  const commands: string[] = [];
+  const server = await startScriptedServer(t, (socket) => {
+    let cwd = '/';
+    socket.write('220 Fake MLSD FTP\r\n');
+    onLines(socket, (line) => {
+      commands.push(line);
+      const [command, ...rest] = line.split(' ');
+      const argument = rest.join(' ');
+      if (command === 'USER') socket.write('331 Password please\r\n');
+      else if (command === 'PASS') socket.write('230 Logged in\r\n');
+      else if (command === 'FEAT') socket.write('211-Features:\r\n MLST type*;size*;perm*;unix.mode*;\r\n EPSV\r\n211 End\r\n');
+      else if (command === 'PWD') socket.write('257 "/"\r\n');
+      else if (command === 'CWD') socket.write(argument in listings ? ((cwd = argument), '250 OK\r\n') : '550 No\r\n');
+      else if (command === 'EPSV') socket.write(`229 Entering Extended Passive Mode (|||${(data.address() as net.AddressInfo).port}|)\r\n`);
+      else if (command === 'MLSD') {
+        socket.write('150 Here it comes\r\n');
+        void dataSocket().then((channel) => channel.end(listings[cwd] ?? '', () => socket.write('226 Done\r\n')));
+      } else if (command === 'QUIT') socket.end('221 Bye\r\n');
+      else socket.write('502 Not implemented\r\n');
+    });
+  });
+  const findings = await ftpAnonymousCheck.run(loopbackEndpoint(server.port), serviceInfo('ftp'));
+  assert.deepEqual(
+    findings.map((f) => [f.ruleId, f.qod]),
+    [
+      ['rampart:ftp-anonymous', undefined],
+      ['rampart:ftp-sensitive-files', undefined],
+      ['rampart:ftp-anonymous-write', INFERRED_WRITE_QOD],
+    ],
+  );
+  assert.match(findings[0]?.evidence ?? '', /2 file\(s\) in 3 listed directories: \/readme\.txt, \/pub\/id_rsa\./);
+  assert.equal(findings[1]?.evidence, 'Listed as anonymous: /pub/id_rsa (key or certificate store).');
+  assert.equal(
+    findings[2]?.evidence,
+    'Not tested by writing (nothing was created). STAT did not name the session account (assumed ftp/anonymous). Probably writable: ' +
+      '/ (MLSD perm=flcdmpe: the server says this session may create files and make directories in it), ' +
+      '/pub/incoming (MLSD perm=flcdmpe: the server says this session may create files and make directories in it).',
+  );
+  assert.ok(commands.includes('MLSD') && !commands.includes('LIST'));
+  assert.deepEqual(commands.filter((command) => WRITE_COMMANDS.test(`"${command}`)), []);
+});
+
+test('FTP listings: Unix and MS-DOS lines parsed; world-writable and own-account directories judged writable, others not', () => {
+  const unix = parseListLine('drwxrwxrwx    2 0        0            4096 Nov 27 14:00 incoming');
+  assert.deepEqual(unix, { name: 'incoming', type: 'dir', mode: 'rwxrwxrwx', owner: '0', size: 4096 });
+  assert.deepEqual(writableGuess(unix!, 'ftp'), { reason: 'drwxrwxrwx owner 0: every user may create files in it', strength: 'probable' });
+  const own = parseListLine('drwxr-xr-x 2 ftp ftp 4096 Jan  3  2024 drop box');
+  assert.equal(own?.name, 'drop box');
+  assert.equal(writableGuess(own!, null)?.strength, 'probable');
+  assert.equal(writableGuess(own!, 'nobody'), null, 'owned by another named account than the session');
+  assert.equal(writableGuess(parseListLine('drwxr-xr-x 2 0 0 4096 Jan  3  2024 pub')!, 'ftp'), null, 'root-owned');
+  assert.equal(writableGuess(parseListLine('dr-xr-xr-x 2 109 0 4096 Jan  3  2024 pub')!, 'ftp'), null, 'no write bit');
+  assert.equal(writableGuess(parseListLine('drwxr-xr-x 2 109 0 4096 Jan  3  2024 up')!, 'ftp')?.strength, 'possible');
+  assert.equal(writableGuess(parseListLine('-rw-rw-rw- 1 ftp ftp 12 Jan  3  2024 file.txt')!, 'ftp'), null, 'only directories');
+  assert.deepEqual(parseListLine('lrwxrwxrwx 1 0 0 7 Jan  3  2024 latest -> v1.2.3'), { name: 'latest', type: 'link', mode: 'rwxrwxrwx', owner: '0', size: 7 });
+  assert.deepEqual(parseListLine('11-27-26  02:00PM       <DIR>          upload'), { name: 'upload', type: 'dir', mode: null, owner: null, size: null });
+  assert.deepEqual(parseListLine('11-27-26  02:00PM                 1234 db.bak'), { name: 'db.bak', type: 'file', mode: null, owner: null, size: 1234 });
+  assert.equal(parseListLine('total 8'), null);
+  assert.deepEqual(describeSensitive(['/a/readme.txt', '/a/site.tar.gz', '/passwords.txt', '/etc/app.conf', '/x.old']), [
+    '/a/site.tar.gz (archive)',
+    '/passwords.txt (credentials)',
+    '/etc/app.conf (configuration)',
+    '/x.old (backup or old copy)',
+  ]);
 });
 
 test('an FTP server refusing anonymous login: no finding', async (t) => {

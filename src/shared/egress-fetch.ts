@@ -39,6 +39,8 @@ export interface EgressFetchInit {
   signal?: AbortSignal;
   /** TLS options for https (e.g. `rejectUnauthorized: false` to probe a self-signed server). */
   tls?: EgressTlsOptions['tls'];
+  /** The SNI name for https when the URL names a literal address (a scanner probing a host by address); default the URL's host. */
+  servername?: string;
 }
 
 /** The final response, with the hops that led to it. */
@@ -123,7 +125,8 @@ async function exchange(egress: EgressConnector, url: URL, hop: Hop, init: Egres
     signal,
     ...(init.connectTimeoutMs === undefined ? {} : { timeoutMs: init.connectTimeoutMs }),
   };
-  const socket = secure ? await egress.connectTls({ ...connect, ...(init.tls ? { tls: init.tls } : {}) }) : await egress.connect(connect);
+  const tlsOptions = { ...(init.tls ? { tls: init.tls } : {}), ...(init.servername === undefined ? {} : { servername: init.servername }) };
+  const socket = secure ? await egress.connectTls({ ...connect, ...tlsOptions }) : await egress.connect(connect);
   const cap = init.maxBodyBytes ?? 1024 * 1024;
   try {
     return await new Promise((resolve, reject) => {

@@ -146,8 +146,11 @@ export interface FtpDaemon extends Daemon {
   log: string;
 }
 
-/** vsftpd allowing anonymous login in a temporary root; `writable` also allows anonymous upload and delete. */
-export async function startVsftpd(t: TestContext, options: { writable?: boolean } = {}): Promise<FtpDaemon | null> {
+/**
+ * vsftpd allowing anonymous login in a temporary root holding `readme.txt` and the `files` given
+ * (relative paths, directories made as needed); `writable` also allows anonymous upload and delete.
+ */
+export async function startVsftpd(t: TestContext, options: { writable?: boolean; files?: Record<string, string> } = {}): Promise<FtpDaemon | null> {
   const program = '/usr/sbin/vsftpd';
   if (!requireProgram(t, program, 'vsftpd') || !requireRoot(t, 'vsftpd')) return null;
   const dir = await tempDir(t, 'vsftpd');
@@ -156,6 +159,10 @@ export async function startVsftpd(t: TestContext, options: { writable?: boolean 
   await mkdir(root);
   await mkdir(empty);
   await writeFile(path.join(root, 'readme.txt'), 'public file\n');
+  for (const [name, content] of Object.entries(options.files ?? {})) {
+    await mkdir(path.dirname(path.join(root, name)), { recursive: true, mode: 0o755 });
+    await writeFile(path.join(root, name), content, { mode: 0o644 });
+  }
   // vsftpd's chroot wants directories root owns; the ftp user must be able to enter them.
   await chmod(dir, 0o755);
   await chmod(empty, 0o755);

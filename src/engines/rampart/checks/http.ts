@@ -1,9 +1,13 @@
 /**
  * The HTTP check: security headers, version disclosure, cookies, TRACE, plain HTTP without a
- * redirect to HTTPS, directory listings and exposed files (.git, .env, backups, status pages).
- * At most 17 requests per port (`GET /`, one same-origin redirect followed, a random path to
- * detect catch-all answers, `TRACE /`, 13 probe paths), three at a time, no keep-alive, bodies
- * capped at 64 KiB; nothing is written, nothing is guessed beyond the fixed list.
+ * redirect to HTTPS, exposed files (.git, .env, backups), status and info pages (Apache
+ * mod_status and mod_info, nginx stub_status, PHP-FPM status and ping, Tomcat Manager, Spring
+ * Boot actuator), and directory listings with the sensitive files they show. Requests per port:
+ * `GET /`, one same-origin redirect followed, a random path to detect catch-all answers, the 18
+ * fixed probes, `TRACE /`, then the crawl (http-crawl.ts: links within the site, depth 2, at most
+ * 100 requests), three at a time, no keep-alive, bodies capped at 64 KiB; GET only, nothing is
+ * written, no credentials are sent. Every page is judged on its content, never on a status alone,
+ * and an answer like the catch-all page's proves nothing.
  *
  * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md); a rule id never changes:
  *
@@ -20,7 +24,11 @@
  * | rampart:http-trace-enabled               | Low        | CWE-693  | cross-site tracing (XST), modern browsers block it |
  * | rampart:http-no-https-redirect           | Medium     | CWE-319  | all traffic in clear text                 |
  * | rampart:http-directory-listing           | Medium     | CWE-548  | file names for anyone                     |
- * | rampart:http-status-page-exposed         | Medium/Low | CWE-200  | Apache/PHP-FPM: URLs and clients; nginx stub: counters (Low) |
+ * | rampart:http-listing-sensitive-files     | Medium     | CWE-538  | a listing shows dumps, backups, keys, config by name |
+ * | rampart:http-status-page-exposed         | Medium/Low | CWE-200  | Apache/PHP-FPM: URLs and clients; nginx stub, FPM ping: counters (Low) |
+ * | rampart:http-server-info-exposed         | Medium     | CWE-200  | Apache mod_info: the whole configuration  |
+ * | rampart:http-tomcat-manager-exposed      | Medium/Critical | CWE-1188 | login reachable: a password from code execution; open (200): Critical |
+ * | rampart:http-actuator-exposed            | High/Medium | CWE-200 | env, heapdump, loggers...: secrets and control (High); others Medium; health/info alone nothing |
  * | rampart:http-ds-store-exposed            | Low        | CWE-538  | file names of a directory                 |
  * | rampart:http-backup-exposed              | High       | CWE-530  | source, data or credentials               |
  * | rampart:http-git-exposed                 | High       | CWE-538  | whole source history and its secrets      |
@@ -28,7 +36,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
-import { directoryListing, EXPOSURE_PROBES, exposureFindings, type ExposureKind } from './http-exposures.js';
+import { crawlSite, forEachLimited } from './http-crawl.js';
+import { EXPOSURE_PROBES, exposureFindings, exposureHit, LISTING_PROBES, type ExposureHit } from './http-exposures.js';
 import { cookieFindings, formatHeaders, missingHeaderFindings, versionDisclosureFinding } from './http-headers.js';
 import { hostHeader, sendHttpRequest, type HttpResponse } from './http-request.js';
 import { severityOf } from '../severity.js';
@@ -46,7 +55,16 @@ export const httpCheck: Check = {
 };
 
 async function runHttpCheck(endpoint: Endpoint, secure: boolean): Promise<CheckFinding[]> {
-  const get = (path: string): Promise<HttpResponse | null> => sendHttpRequest(endpoint, secure, { path });
+  // One request per path: the crawl reuses what the fixed probes already fetched.
+  const asked = new Map<string, Promise<HttpResponse | null>>();
+  const get = (path: string): Promise<HttpResponse | null> => {
+    let response = asked.get(path);
+    if (response === undefined) {
+      response = sendHttpRequest(endpoint, secure, { path });
+      asked.set(path, response);
+    }
+    return response;
+  };
   const origin = `${secure ? 'https' : 'http'}://${hostHeader(endpoint, secure)}`;
 
   const root = await get('/');
@@ -70,25 +88,30 @@ async function runHttpCheck(endpoint: Endpoint, secure: boolean): Promise<CheckF
   const setCookies = [root, page === root ? null : page].flatMap((response) => response?.headers['set-cookie'] ?? []);
   findings.push(...cookieFindings({ 'set-cookie': setCookies }, secure));
 
-  // A 200 for a path that cannot exist means a catch-all: its page proves nothing.
+  // An answer for a path that cannot exist shows the catch-all: a page like it proves nothing.
   const random = await get(`/rampart-${randomBytes(8).toString('hex')}`);
   const known = [root.body, page.body, ...(random?.status === 200 ? [random.body] : [])];
-  const proves = (response: HttpResponse | null): response is HttpResponse =>
-    response !== null && response.status === 200 && response.body.length > 0 && !known.some((body) => body.equals(response.body));
+  const likeCatchAll = (response: HttpResponse): boolean =>
+    known.some((body) => body.equals(response.body)) || (random !== null && random.status === response.status && random.body.equals(response.body));
+  const proves = (response: HttpResponse | null, statuses: readonly number[] = [200]): response is HttpResponse =>
+    response !== null && statuses.includes(response.status) && response.body.length > 0 && !likeCatchAll(response);
 
-  const hits: Array<{ kind: ExposureKind; path: string; seen: string }> = [];
-  const listing = page.status === 200 ? directoryListing(page.body) : null;
-  if (listing !== null && (random?.status !== 200 || !random.body.equals(page.body))) {
-    hits.push({ kind: 'directory-listing', path: pagePath, seen: listing });
-  }
+  const hits: ExposureHit[] = [];
   await forEachLimited(EXPOSURE_PROBES, PARALLEL_REQUESTS, async (probe) => {
     const response = await get(probe.path);
-    const seen = proves(response) ? probe.recognise(response.body) : null;
-    if (seen !== null) hits.push({ kind: probe.kind, path: probe.path, seen });
+    const recognised = proves(response, probe.statuses) ? probe.recognise(response) : null;
+    if (recognised !== null) hits.push(exposureHit(probe.kind, probe.path, recognised, response?.status));
   });
   // Probes finish in any order; keep evidence in the fixed probe order.
   const order = (path: string): number => EXPOSURE_PROBES.findIndex((probe) => probe.path === path);
-  findings.push(...exposureFindings(hits.sort((a, b) => order(a.path) - order(b.path))));
+  hits.sort((a, b) => order(a.path) - order(b.path));
+
+  const start = page.status === 200 ? { path: pagePath, response: page, catchAll: random?.status === 200 && random.body.equals(page.body) } : null;
+  const crawl = await crawlSite({ origin, get, proves: (response) => proves(response), limits: endpoint.limits, signal: endpoint.signal }, start, LISTING_PROBES);
+  // A page both probed and crawled (a linked /server-status) is reported once.
+  const reported = new Set(hits.map((hit) => `${hit.kind} ${hit.path}`));
+  hits.push(...crawl.hits.filter((hit) => !reported.has(`${hit.kind} ${hit.path}`)));
+  findings.push(...exposureFindings(hits));
 
   const trace = await traceFinding(endpoint, secure);
   if (trace !== null) findings.push(trace);
@@ -142,16 +165,4 @@ async function traceFinding(endpoint: Endpoint, secure: boolean): Promise<CheckF
       'https://owasp.org/www-project-web-security-testing-guide/latest/4-Web_Application_Security_Testing/02-Configuration_and_Deployment_Management_Testing/06-Test_HTTP_Methods',
     ],
   };
-}
-
-/** Runs `task` over `items` with at most `limit` in flight. */
-async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await task(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -9,7 +9,8 @@
  * | `rampart:elasticsearch-noauth`   | Critical | CWE-306 | `GET /` answers 200 with a cluster's JSON (version.number)   |
  * | `rampart:memcached-noauth`       | Medium | CWE-306 | `stats` answers `STAT pid ...`                               |
  * | `rampart:ftp-anonymous`          | Medium | CWE-284 | `USER anonymous` / `PASS rampart@example.com` answers 230    |
- * | `rampart:ftp-anonymous-write`    | High   | CWE-732 | as anonymous, `STOR` of an empty test file answers 226 (file then `DELE`d) |
+ * | `rampart:ftp-anonymous-write`    | High   | CWE-732 | MLSD `perm=` grants create, or the listing shows a directory writable by everyone or by the session's account (inferred, QoD 70/50: nothing is written) |
+ * | `rampart:ftp-sensitive-files`    | Medium | CWE-538 | the anonymous listing shows dumps, backups, archives, keys, credentials or configuration by name |
  * | `rampart:rsync-modules-listed`   | Medium | CWE-200 | `#list` returns at least one module                         |
  *
  * Threats come from the severity table (`../severity.ts`, docs/SEVERITY.md). Why: the Critical ones
