@@ -7,8 +7,14 @@
  */
 import { takeRoom } from './budget.js';
 
-/** Lower bound of a timeout learned from samples (nmap -T4 uses 100 ms too). */
-const MIN_TIMEOUT_MS = 100;
+/**
+ * Lower bound of a timeout learned from samples. nmap -T4 uses 100 ms, but nmap reads answers
+ * from the wire; ours pass through a shared event loop and a user-space timer, so a loopback
+ * host's 0.1 ms round trip must not become a 100 ms verdict under CPU load.
+ */
+export const MIN_TIMEOUT_MS = 250;
+/** A retransmission waits this many times longer than the attempt before it (within the ceiling). */
+const RETRY_GROWTH = 2;
 /**
  * The window shrinks by a tenth per drop and never below a quarter of its maximum: most drops
  * on a firewalled host are the firewall, not congestion, and must not starve it.
@@ -46,6 +52,14 @@ export class HostTiming {
     if (this.#srtt === undefined) return this.fallback?.measured ? this.fallback.timeoutMs() : this.maxTimeoutMs;
     const rto = this.#srtt + Math.max(4 * this.#rttvar, 10);
     return Math.round(Math.min(this.maxTimeoutMs, Math.max(MIN_TIMEOUT_MS, rto)));
+  }
+
+  /**
+   * The timeout of a retransmission whose previous attempt waited `previousMs`: grown, as TCP and
+   * nmap back off, within the configured ceiling (but never shorter than the attempt before).
+   */
+  retryTimeoutMs(previousMs: number): number {
+    return Math.max(previousMs, Math.min(this.maxTimeoutMs, Math.round(previousMs * RETRY_GROWTH)));
   }
 
   /** The host answered (connected or refused) after `rttMs`. */
