@@ -202,22 +202,22 @@ test('a loop stall during the port scan lowers the probes in flight and is noted
 
 test('the loop bound halves while the loop lags and grows back while it keeps up', async () => {
   const loop = new LoopLoad(64);
-  loop.observe(150);
+  loop.observe(250);
   assert.equal(loop.limit, 32);
   loop.observe(500);
   assert.equal(loop.limit, 16);
   loop.observe(500);
   assert.equal(loop.limit, 16, 'never below 16');
-  loop.observe(50);
+  loop.observe(100);
   assert.equal(loop.limit, 16, 'a middling lag holds the limit');
   for (let i = 0; i < 30; i++) loop.observe(0);
   assert.equal(loop.limit, 64, 'back to the maximum, and no further');
-  assert.deepEqual(loop.stats, { maxLagMs: 500, stalls: 2, lowestLimit: 16 });
+  assert.deepEqual(loop.stats, { maxLagMs: 500, stalls: 3, lowestLimit: 16 });
 
   // Room that appears wakes the probes waiting for it.
   const signal = new AbortController().signal;
   for (let i = 0; i < 32; i++) assert.equal(await loop.acquire(signal), true);
-  for (let i = 0; i < 12; i++) loop.observe(200);
+  for (let i = 0; i < 12; i++) loop.observe(300);
   assert.equal(loop.limit, 16);
   let woken = false;
   const waiting = loop.acquire(signal).then((taken) => (woken = taken));

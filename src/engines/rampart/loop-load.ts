@@ -12,9 +12,9 @@ import { takeRoom } from './budget.js';
 /** How often the lag is sampled. */
 const SAMPLE_MS = 50;
 /** Lag above which the loop is behind: the concurrency is halved. */
-const HIGH_LAG_MS = 100;
+const HIGH_LAG_MS = 200;
 /** Lag under which the loop keeps up: the concurrency grows again. */
-const LOW_LAG_MS = 30;
+const LOW_LAG_MS = 50;
 /** A lag this long is a stall worth a note in the run. */
 export const STALL_MS = 250;
 /** The concurrency never falls below this (or the maximum, if smaller): a scan must progress. */
