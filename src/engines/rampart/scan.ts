@@ -285,7 +285,7 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
       const lost =
         host.unanswered > 0
           ? ` ${host.unanswered} other probe(s) got no answer even when retried: on a host that loses probes they may be open ports.`
-          : ' Every other probe was answered or retried as often.';
+          : ' Every other probe was answered.';
       await emit({ type: 'log', level: 'warn', message: `Probes to ${host.address} were lost: port(s) ${named} answered only when retried.${lost}` });
     }
     if (degradedHosts > degraded.length) {
