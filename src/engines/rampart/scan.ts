@@ -225,8 +225,6 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
           host.up = true;
           host.timing.answered(rttMs);
           scanTiming.answered(rttMs);
-        } else if (outcome.state === 'filtered') {
-          host.timing.dropped();
         }
         return outcome;
       } finally {
@@ -239,13 +237,12 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
 
   // `stop` is the pool's signal: it aborts with the job, and also when another probe failed.
   const probe = async ({ host, port }: { host: HostRecord; port: number }, stop: AbortSignal): Promise<void> => {
-    let waited = 0;
     let tries = 0;
     let outcome: ConnectOutcome | undefined;
     for (;;) {
-      const first = tries === 0;
-      // A retransmission waits longer than the attempt before it, and at least what the host has shown since.
-      const timeoutMs = (): number => (waited = first ? host.timing.timeoutMs() : Math.max(host.timing.timeoutMs(), host.timing.retryTimeoutMs(waited)));
+      // Taken when the connect leaves: the host's estimate by then, doubled per retransmission.
+      const retransmission = tries;
+      const timeoutMs = (): number => host.timing.retryTimeoutMs(retransmission);
       outcome = await attempt(host, port, timeoutMs, stop);
       if (outcome === undefined) return;
       const retryable = outcome.state === 'filtered' || (outcome.state === 'error' && outcome.code !== REFUSED_BY_GUARD);
@@ -254,8 +251,10 @@ export async function scanPorts(context: PortScanContext): Promise<void> {
     }
     const answered = outcome.state === 'connected' || outcome.state === 'closed';
     if (answered && tries > 0) {
-      // Answered a retransmission: this host loses probes, so the others deserve more tries.
+      // Answered a retransmission: this host loses probes, so the others deserve more tries, and
+      // fewer at once. A timeout alone is no loss: a firewall drops on purpose (nmap's view too).
       host.retries = LOSSY_HOST_RETRIES;
+      host.timing.dropped();
       if (host.rescued.length < MAX_PORTS_NAMED + 1) host.rescued.push(port);
     } else if (outcome.state === 'filtered') {
       host.unanswered += 1;
