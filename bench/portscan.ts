@@ -3,14 +3,21 @@
  * run. The hosts are 127.0.0.1 and four test hosts in network namespaces this bench creates (the
  * RFC 2544 benchmarking range 198.18.0.0/15, reachable only through their veth pairs), each with
  * real listeners, closed ports (RST) and firewalled ports (nft drop), so both scanners meet open,
- * closed and filtered ports. Prints both wall times, their ratio and the agreement on open ports.
+ * closed and filtered ports. Prints both wall times, their ratio and the agreement on open ports
+ * for each round, then over all rounds: in how many Rampart's open ports were exactly nmap's, how
+ * many of nmap's open ports it found, how many of its runs it called complete, and the median
+ * time ratio.
  *
- *   sudo npm run bench:portscan        (needs root, iproute2, nftables and nmap: see README)
+ *   sudo npm run bench:portscan                       (needs root, iproute2, nftables and nmap: see README)
+ *   sudo npm run bench:portscan -- --busy             (the same with the CPU busy: a second process
+ *                                                      spinning every core while both scanners run)
+ *   sudo npm run bench:portscan -- --rounds 3 --hosts 2
  *
  * Rampart runs its engine in process with the service stage reduced to the connect (no banner,
  * no detection, no checks), which is what `nmap -sT` does; both scan Rampart's default port list.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createRampartEngine } from '../src/engines/rampart/rampart.engine.js';
 import { DEFAULT_TCP_PORTS } from '../src/engines/rampart/ports.js';
@@ -18,7 +25,9 @@ import { createAddressGuard } from '../src/shared/address-guard.js';
 import type { EngineEvent, JobTarget } from '../src/engines/engine.js';
 import { createEgress } from '../src/shared/egress.js';
 
-const { values } = parseArgs({ options: { hosts: { type: 'string', default: '4' }, rounds: { type: 'string', default: '2' } } });
+const { values } = parseArgs({
+  options: { hosts: { type: 'string', default: '4' }, rounds: { type: 'string', default: '10' }, busy: { type: 'boolean', default: false } },
+});
 const HOSTS = Number(values.hosts);
 
 function need(command: string, pkg: string): void {
@@ -81,10 +90,27 @@ function destroyHost(i: number, host?: TestHost): void {
   sh(`ip netns del rampart-bench-${i} 2>/dev/null; ip link del rb${i}a 2>/dev/null; true`);
 }
 
-async function scanWithRampart(targets: string[]): Promise<{ seconds: number; open: Set<string> }> {
+/**
+ * The busy CPU: one process spinning a thread per core (its main thread and workers), so both
+ * scanners share every core with it, as on a loaded machine.
+ */
+async function startSpinner(): Promise<ChildProcess> {
+  const cores = availableParallelism();
+  const script =
+    `const { Worker } = require('node:worker_threads');` +
+    `for (let i = 1; i < ${cores}; i++) new Worker('for (;;);', { eval: true }).on('online', () => {});` +
+    `console.log('spinning'); setImmediate(() => { for (;;); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  return child;
+}
+
+async function scanWithRampart(targets: string[]): Promise<{ seconds: number; open: Set<string>; incomplete: string[]; notes: string[] }> {
   const engine = createRampartEngine({ checks: [], udp: false, detect: async () => ({ name: 'unknown', product: null, version: null, cpe: null, tls: false, banner: null, details: {} }) });
   const started = performance.now();
   const open = new Set<string>();
+  const incomplete: string[] = [];
+  const notes: string[] = [];
   const job = {
     targets: targets.map((value): JobTarget => ({ kind: 'ip', value })),
     ports: [...DEFAULT_TCP_PORTS],
@@ -97,8 +123,10 @@ async function scanWithRampart(targets: string[]): Promise<{ seconds: number; op
   };
   for await (const event of engine.run(job) as AsyncIterable<EngineEvent>) {
     if (event.type === 'finding') open.add(`${event.finding.hostIp}:${event.finding.port}`);
+    if (event.type === 'incomplete') incomplete.push(event.message);
+    if (event.type === 'log' && event.level === 'warn') notes.push(event.message);
   }
-  return { seconds: (performance.now() - started) / 1000, open };
+  return { seconds: (performance.now() - started) / 1000, open, incomplete, notes };
 }
 
 async function scanWithNmap(targets: string[]): Promise<{ seconds: number; open: Set<string> }> {
@@ -119,7 +147,11 @@ async function scanWithNmap(targets: string[]): Promise<{ seconds: number; open:
 }
 
 const hosts: TestHost[] = [];
-const cleanup = () => Array.from({ length: HOSTS }, (_, k) => destroyHost(k + 1, hosts[k]));
+let spinner: ChildProcess | undefined;
+const cleanup = () => {
+  spinner?.kill('SIGKILL');
+  Array.from({ length: HOSTS }, (_, k) => destroyHost(k + 1, hosts[k]));
+};
 process.once('SIGINT', () => (cleanup(), process.exit(130)));
 try {
   for (let i = 1; i <= HOSTS; i++) hosts.push(await createHost(i));
@@ -128,19 +160,40 @@ try {
   const expected = new Set(hosts.flatMap((h) => h.open.filter((p) => !firewalled(h, p)).map((p) => `${h.address}:${p}`)));
   console.log(`targets: ${targets.join(', ')}; ${DEFAULT_TCP_PORTS.length} TCP ports each (Rampart's default list)`);
   console.log(`test hosts: ${hosts.map((h) => `${h.address} (${h.open.length} open${Number(h.address.split('.')[2]) % 2 === 1 ? ', firewalled: 1-400 and 5000-6000 dropped' : ''})`).join('; ')}`);
-  for (let round = 1; round <= Number(values.rounds); round++) {
+  if (values.busy) spinner = await startSpinner();
+  console.log(`mode: ${values.busy ? `CPU busy (a second process spinning all ${availableParallelism()} cores)` : 'normal'}; ${values.rounds} rounds`);
+  const rounds = Number(values.rounds);
+  const summary = { identical: 0, nmapOpen: 0, foundOfNmap: 0, complete: 0, ratios: [] as number[] };
+  for (let round = 1; round <= rounds; round++) {
     const nmap = await scanWithNmap(targets);
     const rampart = await scanWithRampart(targets);
     const onlyNmap = [...nmap.open].filter((x) => !rampart.open.has(x));
     const onlyRampart = [...rampart.open].filter((x) => !nmap.open.has(x));
     const missedPlanted = [...expected].filter((x) => !rampart.open.has(x));
+    const identical = onlyNmap.length === 0 && onlyRampart.length === 0;
+    summary.identical += identical ? 1 : 0;
+    summary.nmapOpen += nmap.open.size;
+    summary.foundOfNmap += nmap.open.size - onlyNmap.length;
+    summary.complete += rampart.incomplete.length === 0 ? 1 : 0;
+    summary.ratios.push(nmap.seconds / rampart.seconds);
     console.log(
       `round ${round}: nmap -sT -T4 ${nmap.seconds.toFixed(2)} s, Rampart ${rampart.seconds.toFixed(2)} s, ` +
         `ratio nmap/Rampart ${(nmap.seconds / rampart.seconds).toFixed(2)}x; open ports: nmap ${nmap.open.size}, Rampart ${rampart.open.size}, ` +
-        `agreement ${onlyNmap.length === 0 && onlyRampart.length === 0 ? 'identical' : `differs (only nmap: ${onlyNmap.join(' ')}; only Rampart: ${onlyRampart.join(' ')})`}` +
-        `; reachable planted listeners found by Rampart: ${expected.size - missedPlanted.length}/${expected.size}`,
+        `agreement ${identical ? 'identical' : `differs (only nmap: ${onlyNmap.join(' ')}; only Rampart: ${onlyRampart.join(' ')})`}` +
+        `; reachable planted listeners found by Rampart: ${expected.size - missedPlanted.length}/${expected.size}` +
+        `; Rampart run ${rampart.incomplete.length === 0 ? 'complete' : `incomplete (${rampart.incomplete.join(' ')})`}`,
     );
+    for (const note of rampart.notes) console.log(`  note: ${note}`);
   }
+  const sorted = [...summary.ratios].sort((a, b) => a - b);
+  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  const percent = (n: number, of: number) => (of === 0 ? '-' : `${((100 * n) / of).toFixed(1)}%`);
+  console.log(
+    `summary (${values.busy ? 'CPU busy' : 'normal'}): open ports identical to nmap's in ${summary.identical}/${rounds} runs (${percent(summary.identical, rounds)}); ` +
+      `Rampart found ${summary.foundOfNmap}/${summary.nmapOpen} of nmap's open ports (${percent(summary.foundOfNmap, summary.nmapOpen)}); ` +
+      `Rampart called ${summary.complete}/${rounds} runs complete; time ratio nmap/Rampart median ${median.toFixed(2)}x ` +
+      `(min ${sorted[0]!.toFixed(2)}x, max ${sorted.at(-1)!.toFixed(2)}x)`,
+  );
 } finally {
   cleanup();
 }

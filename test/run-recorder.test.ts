@@ -163,6 +163,20 @@ test(`the run recorder: counts, notes, targets and imports (${STORE_KIND})`, asy
     assert.equal(list.meta.total, 5);
   });
 
+  await t.test('a run the engine says is incomplete keeps its note and calls nothing fixed', async () => {
+    const uuid = await createScan(app, { scan_target: '192.0.2.30', ...LATER });
+    await doImport(app, uuid, { events: events(importedEvents(5)) });
+    const message = 'The port scan may have missed open ports: 3 probe(s) went unanswered on host(s) that lose probes.';
+    // Two of the five findings are not seen again: an incomplete run's silence proves nothing.
+    await doImport(app, uuid, { events: events([...importedEvents(3), { type: 'incomplete', message }]) });
+    const runs = (await get(app, `/api/scans/${uuid}/runs`)).runs;
+    assert.deepEqual(runs[1].lifecycle, { new: 0, still_open: 3, fixed: 0, regressed: 0 });
+    assert.deepEqual(runs[1].notes, [message]);
+    // A complete run that misses two of those three calls them fixed.
+    await doImport(app, uuid, { events: events(importedEvents(1)) });
+    assert.equal((await get(app, `/api/scans/${uuid}/runs`)).runs[2].lifecycle.fixed, 2);
+  });
+
   await t.test('an error thrown by the events rolls the whole import back', async () => {
     const uuid = await createScan(app, { scan_target: '192.0.2.20', ...LATER });
     const before = await tableCounts(app.ctx);

@@ -17,8 +17,9 @@
  *   (`engine_options` of the API). The API validates a scan's options against it at creation, so
  *   the job's `options` already conform; an engine still clamps them to its deployment's caps (the
  *   caps may have shrunk since the scan was created).
- * - **Events.** `progress` (0-100), `host` states, `finding`s, and `log` lines (`warn` ones become
- *   the run's notes). Stop promptly, without throwing, once `job.signal` aborts.
+ * - **Events.** `progress` (0-100), `host` states, `finding`s, `log` lines (`warn` ones become
+ *   the run's notes), and `incomplete` when the engine knows it may have missed something.
+ *   Stop promptly, without throwing, once `job.signal` aborts.
  * - **Failure.** Throw an `EngineError` whose kind says whose fault it is (see `EngineErrorKind`);
  *   anything else is read as `internal` (a bug).
  * - **Boundaries.** An engine imports only this file, `src/shared/` and npm packages: no HTTP
@@ -118,7 +119,13 @@ export type EngineEvent =
   | { type: 'progress'; percent: number; detail?: string }
   | { type: 'host'; hostname: string; address: string; state: 'up' | 'down' }
   | { type: 'finding'; finding: Finding }
-  | { type: 'log'; level: 'info' | 'warn'; message: string };
+  | { type: 'log'; level: 'info' | 'warn'; message: string }
+  /**
+   * The run did not see everything it should have (e.g. ports that may be open went unanswered):
+   * the message becomes a note, and the run is recorded incomplete, so its silence calls no
+   * finding fixed.
+   */
+  | { type: 'incomplete'; message: string };
 
 export interface Engine {
   /** Recorded on each run (unless an `engine` event says more): which engine ran. */

@@ -104,6 +104,8 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
     }
   };
   const notes: string[] = [];
+  // The engine said it may have missed something: the run ends incomplete, whatever its outcome.
+  let incomplete = false;
   let progressPercent = run.progress_percent;
   let pending: Finding[] = [];
   // The first progress write comes at once (with the engine's name), then every half second.
@@ -190,9 +192,15 @@ export async function startRunRecorder(deps: RecorderDeps, run: Run, scan: Scan,
           // Engine warnings become the run's notes (e.g. "no vulnerability database").
           if (event.level === 'warn') note(event.message);
           break;
+        case 'incomplete':
+          log.warn({ run_id: run.id, engine: ctx.engine }, event.message);
+          note(event.message);
+          incomplete = true;
+          break;
       }
     },
-    async finish({ outcome, error, errorKind = null, complete }) {
+    async finish({ outcome, error, errorKind = null, complete: finished }) {
+      const complete = finished && !incomplete;
       if (outcome === 'succeeded') {
         await flush();
         // Named hosts never reported (unresolvable, or refused by the guard) did not answer.

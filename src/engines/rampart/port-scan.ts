@@ -38,33 +38,69 @@ export const REFUSED_BY_GUARD = 'REFUSED_BY_GUARD';
  * resolves `{state: 'aborted'}` at once; an address the guard refuses is `{state: 'error', code:
  * REFUSED_BY_GUARD}`. Later checks (TLS, HTTP) use it to get a socket.
  */
-export function connectTcp(egress: Egress, address: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<ConnectOutcome> {
-  if (signal.aborted) return Promise.resolve({ state: 'aborted' });
+export async function connectTcp(egress: Egress, address: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<ConnectOutcome> {
+  return (await connectTimed(egress, address, port, timeoutMs, signal)).outcome;
+}
+
+/**
+ * `connectTcp`, with the round-trip time of the attempt: from when the connect really left (the
+ * system call issued, not when the probe was queued) to when its answer was seen.
+ *
+ * Two things keep a busy event loop from turning an open port into a filtered one:
+ * - the timeout starts when the connect is issued: Node issues it on the next tick after the
+ *   socket is created, and our tick is queued after Node's, so it runs once the SYN has left;
+ * - a timeout is only a verdict after the loop has polled for I/O once more: after a stall the
+ *   timers phase runs before the poll phase, so an expired timer would otherwise win against a
+ *   connect that completed in the kernel long before (the answer is there, unread).
+ */
+export function connectTimed(
+  egress: Egress,
+  address: string,
+  port: number,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<{ outcome: ConnectOutcome; rttMs: number }> {
+  if (signal.aborted) return Promise.resolve({ outcome: { state: 'aborted' }, rttMs: 0 });
   let socket: net.Socket;
   try {
     socket = egress.openSocket(address, port);
   } catch (error) {
     if (!(error instanceof EgressError)) throw error;
-    return Promise.resolve({ state: 'error', code: REFUSED_BY_GUARD });
+    return Promise.resolve({ outcome: { state: 'error', code: REFUSED_BY_GUARD }, rttMs: 0 });
   }
   return new Promise((resolve) => {
     // Errors that arrive after we settled (a RST while the caller reads) must not crash the process.
     socket.on('error', () => undefined);
+    let sentAt = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    let verdict: NodeJS.Immediate | undefined;
+    let settled = false;
 
     const settle = (outcome: ConnectOutcome): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      clearImmediate(verdict);
       signal.removeEventListener('abort', onAbort);
       socket.off('connect', onConnect).off('error', onError);
       if (outcome.state !== 'connected') socket.destroy();
-      resolve(outcome);
+      resolve({ outcome, rttMs: performance.now() - sentAt });
     };
     const onAbort = (): void => settle({ state: 'aborted' });
     const onConnect = (): void => settle({ state: 'connected', socket });
     const onError = (error: NodeJS.ErrnoException): void => settle(classifyConnectError(error));
-    const timer = setTimeout(() => settle({ state: 'filtered' }), timeoutMs);
+    // The poll phase comes between the timers phase and setImmediate's check phase.
+    const onTimeout = (): void => {
+      verdict = setImmediate(() => settle({ state: 'filtered' }));
+    };
 
     signal.addEventListener('abort', onAbort, { once: true });
     socket.once('connect', onConnect).once('error', onError);
+    process.nextTick(() => {
+      if (settled) return;
+      sentAt = performance.now();
+      timer = setTimeout(onTimeout, timeoutMs);
+    });
   });
 }
 
