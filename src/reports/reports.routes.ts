@@ -23,8 +23,17 @@ const DESCRIPTIONS: Record<service.ReportFormat, string> = {
   xml: 'XML in the namespace urn:rampart:report:1.0 (docs/report-xml.md).',
 };
 
+const MinQodSchema = Type.Optional(
+  Type.Integer({
+    minimum: 0,
+    maximum: 100,
+    description: 'Hide findings whose quality of detection (qod) is below this; the deployment threshold (RAMPART_MIN_QOD, 70 by default) when omitted, 0 shows all. The report states the threshold and how many findings it hid',
+  }),
+);
+
 const QuerySchema = Type.Object({
   run_index: Type.Optional(Type.Integer({ minimum: 0, maximum: PG_INTEGER_MAX, description: 'The run (from 0); the latest completed run when omitted' })),
+  min_qod: MinQodSchema,
 });
 
 const deps = (app: { ctx: service.ReportDeps }): service.ReportDeps => ({ db: app.ctx.db, config: app.ctx.config, clock: app.ctx.clock });
@@ -51,7 +60,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const report = await service.downloadReport(deps(app), request.principal!.user, request.params.uuid, format, request.query.run_index);
+        const report = await service.downloadReport(deps(app), request.principal!.user, request.params.uuid, format, request.query.run_index, request.query.min_qod);
         return sendReport(reply, format, report);
       },
     );
@@ -75,6 +84,7 @@ const LinkParamsSchema = Type.Object({
 const LinkQuerySchema = Type.Object({
   expires: Type.Integer({ minimum: 0, description: 'When the link expires, in Unix seconds' }),
   signature: Type.String({ maxLength: 256, description: 'base64url HMAC-SHA256 of the link' }),
+  min_qod: MinQodSchema,
 });
 
 const linkMediaTypes = Object.fromEntries(
@@ -108,7 +118,7 @@ export const reportLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { uuid, run_index: runIndex, format } = request.params;
       const link = { uuid, runIndex, format, expires: request.query.expires };
-      const report = await service.downloadLinkedReport(deps(app), link, request.query.signature);
+      const report = await service.downloadLinkedReport(deps(app), link, request.query.signature, request.query.min_qod);
       // The URL is a credential: no Referer leaks it to the sites a report links to, no cache keeps the report.
       reply.header('referrer-policy', 'no-referrer').header('cache-control', 'private, no-store');
       return sendReport(reply, format, report);
