@@ -73,6 +73,8 @@ function sendReport(reply: FastifyReply, format: service.ReportFormat, report: s
     .type(report.mediaType)
     .header('content-disposition', `${disposition}; filename="${report.filename}"`)
     .header('x-content-type-options', 'nosniff')
+    .header('x-rampart-min-qod', String(report.quality.minQod))
+    .header('x-rampart-hidden-findings', String(report.quality.hidden))
     .send(report.stream);
 }
 

@@ -209,12 +209,14 @@ export interface RenderedReport {
   stream: Readable;
   mediaType: string;
   filename: string;
+  /** The quality threshold applied and the findings it hid (also in response headers: CSV has no place for a note). */
+  quality: ReportRecord['quality'];
 }
 
 async function renderRun(deps: ReportDeps, scan: Scan, owner: Pick<User, 'role'>, format: ReportFormat, runIndex: number | undefined, minQod: number | undefined): Promise<RenderedReport> {
   const run = await findReportRun(deps.db, scan, runIndex);
   const record = await loadRunReport(deps, scan, run, owner, FORMATS_WITH_NARRATIVE.has(format), minQod ?? deps.config.minQod);
-  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format) };
+  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format), quality: record.quality };
 }
 
 /** GET /api/scans/{format}/{uuid}: the account's scan, its run, rendered. */
