@@ -6,8 +6,8 @@
  * - Rampart's and nmap vulners' version matches of a CVE: 80 (inferred from a version; whether
  *   a distribution's package revision was in the banner is not kept on the row).
  * - OpenVAS imports: their own QoD, kept in the evidence's "other fields" block (`qod=80 ...`).
- * - ZAP imports: their confidence word, in the same block (`confidence=Medium`), mapped as the
- *   importer maps it now (Confirmed 95, High 80, Medium 60, Low 30).
+ * - ZAP imports: their confidence word, in the same block (`confidence=Medium` or `=2`), mapped as
+ *   the importer maps it now (Confirmed 95, High 80, Medium 70, Low 30).
  */
 import { sql, type Kysely } from 'kysely';
 
@@ -19,6 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     where engine = 'openvas' and evidence ~ '(?n)^qod=\\d{1,3}'`.execute(db);
   await sql`
     update findings set qod = case substring(evidence from '(?n)^confidence=(\\w+)')
-        when 'Confirmed' then 95 when 'High' then 80 when 'Medium' then 60 when 'Low' then 30 else 95 end
-    where engine = 'zap' and evidence ~ '(?n)^confidence=(Confirmed|High|Medium|Low)'`.execute(db);
+        when 'Confirmed' then 95 when '4' then 95 when 'High' then 80 when '3' then 80
+        when 'Medium' then 70 when '2' then 70 when 'Low' then 30 when '1' then 30 else 95 end
+    where engine = 'zap' and evidence ~ '(?n)^confidence=(Confirmed|High|Medium|Low|[1-4])$'`.execute(db);
 }
