@@ -60,7 +60,8 @@ function criterionTruth(match: ConfigurationMatch, scanned: ScannedProduct, unkn
   if (c.vendor === product.vendor && c.product === product.product) return criterionCovers(match, product) ? 'true' : 'false';
   const platform = scanned.platforms.find((p) => p.vendor === c.vendor && p.product === c.product);
   if (platform) {
-    if (criterionCovers(match, platform)) return 'true';
+    // NVD writes a platform of any release as version `-` (`apple:macos:-`).
+    if (c.version === '-' || criterionCovers(match, platform)) return 'true';
     // A platform whose release the scan did not learn cannot fail a bounded criterion.
     if (platform.version === '*') {
       unknowns.add(match.criteria);
