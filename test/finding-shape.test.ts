@@ -220,7 +220,7 @@ test(`web findings through the worker: identity, filters, search, exports, repor
     const csv = await report('csv');
     assert.match(csv.split('\r\n')[0]!, /,url,method,parameter,qod$/);
     assert.match(csv, /,https:\/\/SHOP\.example\.com:443\/search\?q=2,GET,q,95\r\n/);
-    assert.match(csv, /,https:\/\/shop\.example\.com\/search\?q=1&lang=en,GET,lang\r\n/);
+    assert.match(csv, /,https:\/\/shop\.example\.com\/search\?q=1&lang=en,GET,lang,95\r\n/);
     const xml = await report('xml');
     assert.match(xml, /<web url="https:\/\/shop\.example\.com\/search\?q=1&amp;lang=en" method="GET" parameter="lang"\/>/);
     assert.equal(xml.match(/<web /g)?.length, 2, 'network findings have no web element');
