@@ -237,9 +237,13 @@ export async function downloadLinkedReport(deps: ReportDeps, link: ReportLink, s
   return renderRun(deps, scan, owner, link.format, link.runIndex, minQod);
 }
 
-/** The run's present findings by threat, keyed as webhook events count them. */
-export async function runCountsByThreat(db: Db, runId: number): Promise<ThreatCounts> {
-  const counts = await queries.runThreatCounts(db, runId);
+/**
+ * The run's present findings by threat, keyed as webhook events count them: those the
+ * deployment's reports show (quality of detection at least `minQod`), so an event and the report
+ * it links to agree.
+ */
+export async function runCountsByThreat(db: Db, runId: number, minQod = 0): Promise<ThreatCounts> {
+  const counts = await queries.runThreatCounts(db, runId, minQod);
   const of = (t: Threat) => counts.get(t) ?? 0;
   return { critical: of('Critical'), high: of('High'), medium: of('Medium'), low: of('Low'), informational: of('Informational') };
 }
