@@ -92,7 +92,9 @@ export const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Streams the findings matching the filters, by id, as RFC 4180 CSV (UTF-8, CRLF, a header row). Columns: ' +
           `${service.EXPORT_COLUMNS.join(', ')}. cve and references are joined by a space. A cell starting with =, +, -, @, ` +
-          'TAB or CR gets a leading single quote so that spreadsheets do not run it as a formula.',
+          'TAB or CR gets a leading single quote so that spreadsheets do not run it as a formula. Findings whose quality of detection is below ' +
+          'min_qod (the deployment threshold RAMPART_MIN_QOD, 70 by default, when omitted; 0 exports all) are left out; the X-Rampart-Min-Qod ' +
+          'and X-Rampart-Hidden-Findings response headers say which threshold applied and how many findings it left out.',
         querystring: ExportQuerySchema,
         response: {
           200: { description: 'The CSV file', content: { 'text/csv': { schema: Type.String() } } },
