@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ROLES, type Role } from './shared/roles.js';
+import { DEFAULT_MIN_QOD } from './shared/finding.js';
 import { parseAllowList } from './shared/address-guard.js';
 import { DEFAULT_DATA_DIR } from './db/store-location.js';
 
@@ -61,6 +62,7 @@ const EnvSchema = Type.Object({
   RAMPART_WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16 }),
   RAMPART_WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_REPORT_LINK_TTL: Type.Integer({ minimum: 60, maximum: 86400 * 90, default: 86400 * 7 }),
+  RAMPART_MIN_QOD: Type.Integer({ minimum: 0, maximum: 100, default: DEFAULT_MIN_QOD }),
   RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
   RAMPART_MCP_SESSION_IDLE: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   RAMPART_MCP_SESSIONS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
@@ -138,6 +140,8 @@ export interface Config {
   mailRetryDelaysSeconds: number[];
   /** Lifetime of the signed report links of emails and webhook events, in seconds. */
   reportLinkTtlSeconds: number;
+  /** Reports and the CSV export hide findings whose quality of detection is below this (0-100), unless a request says otherwise. */
+  minQod: number;
   /**
    * MCP sessions: seconds of inactivity after which a session ends, and how many one account may
    * hold in this process (opening one more ends the account's least recently used).
@@ -211,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     mailRetryDelaysSeconds: parsed.RAMPART_MAIL_RETRY_DELAYS.split(',').map(Number),
     reportLinkTtlSeconds: parsed.RAMPART_REPORT_LINK_TTL,
+    minQod: parsed.RAMPART_MIN_QOD,
     mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },
   };
   return { ...config, ...overrides };

@@ -165,6 +165,29 @@ test(`a Rampart scan of real loopback services finds their weaknesses (${STORE_K
   // Authentication methods after a key exchange: OpenSSH's default takes passwords; loopback is not internet-facing.
   expect(ssh.port, 'ssh-password-auth', 'Low');
 
+  // Debian's sshd (OpenSSH_9.2p1 Debian-2+deb12u10): NVD matches six CVEs by upstream version. Four
+  // concern client programs only and Terrapin is disproved by the KEXINIT; what remains is a
+  // version match on a Debian package, QoD packaged, hidden at the default quality.
+  const sshCves = findings.filter((f) => f.port === ssh.port && f.cve.length > 0);
+  const banner = expect(ssh.port, 'open-port', 'Informational').evidence;
+  if (/Debian-\S*deb12u/.test(banner)) {
+    assert.deepEqual(sshCves.map((f) => f.cve[0]), ['CVE-2024-6387'], 'client-only CVEs and Terrapin are not reported');
+    for (const f of sshCves) {
+      assert.equal(f.qod, 30, `${f.cve[0]} is inferred from a distribution's package`);
+      assert.match(f.description, /Debian package revision 2\+deb12u\d+: Debian may have backported the fix/);
+      assert.ok(f.references.includes(`https://security-tracker.debian.org/tracker/${f.cve[0]}`));
+    }
+  } else {
+    t.diagnostic(`sshd is not Debian 12's (${banner.split('\n')[1]}): the Debian banner assertions were skipped`);
+  }
+  const shown = await ctx.app.inject({ method: 'GET', url: '/api/vulnerabilities?min_qod=70&per_page=100', headers: user.auth });
+  assert.deepEqual(shown.json().data.filter((v: { port: number; cve: string[] }) => v.port === ssh.port && v.cve.length > 0), [], 'no CVE finding on the Debian sshd at default quality');
+  assert.equal(traversal.qod, 80, 'Apache/2.4.49 (Unix) says no distribution: an upstream version');
+  const report = await ctx.app.inject({ method: 'GET', url: `/api/scans/txt/${uuid}`, headers: user.auth });
+  const hidden = findings.filter((f) => f.qod < 70).length;
+  assert.match(report.body, new RegExp(`below 70 are hidden: ${hidden} finding`));
+  assert.ok(!report.body.includes('CVE-2024-6387'), 'the hidden match is not in the report');
+
   const target = await ctx.store.db.selectFrom('targets').selectAll().where('user_id', '=', user.userId).where('target', '=', '127.0.0.1').executeTakeFirstOrThrow();
   assert.equal(target.status, 'Active');
   assert.ok(target.last_scan);

@@ -105,7 +105,7 @@ test('identity: a network finding keeps its fingerprint; a web location is norma
 });
 
 test('the finding fields: resource, CSV and report agree', () => {
-  assert.deepEqual(CSV_FIELDS.slice(-3), ['url', 'method', 'parameter'], 'new CSV columns at the end');
+  assert.deepEqual(CSV_FIELDS.slice(-4), ['url', 'method', 'parameter', 'qod'], 'new CSV columns at the end (issue 13, then 14)');
   const report = makeFinding(1) as unknown as Record<string, unknown>;
   for (const [name, field] of FIELD_ENTRIES) {
     if (field.key) assert.ok(field.key in report, `a report finding carries ${name} as ${field.key}`);
@@ -206,9 +206,9 @@ test(`web findings through the worker: identity, filters, search, exports, repor
     const res = await h.ctx.app.inject({ method: 'GET', url: '/api/vulnerabilities/export?url=search', headers: h.auth });
     assert.equal(res.statusCode, 200);
     const lines = res.body.trimEnd().split('\r\n');
-    assert.match(lines[0]!, /,references,url,method,parameter$/);
+    assert.match(lines[0]!, /,references,url,method,parameter,qod$/);
     assert.equal(lines.length, 3, 'header and the two web findings');
-    assert.ok(lines.some((line) => line.endsWith(',https://SHOP.example.com:443/search?q=2,GET,q')), res.body);
+    assert.ok(lines.some((line) => line.endsWith(',https://SHOP.example.com:443/search?q=2,GET,q,95')), res.body);
   });
 
   await t.test('reports show the web location: csv, xml, html, txt (and the pdf renders)', async () => {
@@ -218,9 +218,9 @@ test(`web findings through the worker: identity, filters, search, exports, repor
       return res.body;
     };
     const csv = await report('csv');
-    assert.match(csv.split('\r\n')[0]!, /,url,method,parameter$/);
-    assert.match(csv, /,https:\/\/SHOP\.example\.com:443\/search\?q=2,GET,q\r\n/);
-    assert.match(csv, /,https:\/\/shop\.example\.com\/search\?q=1&lang=en,GET,lang\r\n/);
+    assert.match(csv.split('\r\n')[0]!, /,url,method,parameter,qod$/);
+    assert.match(csv, /,https:\/\/SHOP\.example\.com:443\/search\?q=2,GET,q,95\r\n/);
+    assert.match(csv, /,https:\/\/shop\.example\.com\/search\?q=1&lang=en,GET,lang,95\r\n/);
     const xml = await report('xml');
     assert.match(xml, /<web url="https:\/\/shop\.example\.com\/search\?q=1&amp;lang=en" method="GET" parameter="lang"\/>/);
     assert.equal(xml.match(/<web /g)?.length, 2, 'network findings have no web element');

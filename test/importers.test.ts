@@ -241,3 +241,33 @@ test('the format is detected from the content', () => {
   assert.equal(detectFormat('{"foo":1}'), null);
   assert.equal(detectFormat(''), 'empty');
 });
+
+test('quality of detection: OpenVAS keeps its QoD, ZAP confidence maps, nuclei matched, nmap vulners by version', { skip: SAMPLES_SKIP }, async () => {
+  const file = async (name: string) => collect((await importFile(createReadStream(path.join(SAMPLES_DIR, name)))).events);
+  // one_vuln.xml: <qod><value>97</value><type>registry</type></qod>; report_detail_v2.csv: QoD column 80.
+  assert.deepEqual((await file('openvas/one_vuln.xml')).findings.map((f) => f.qod), [97]);
+  assert.deepEqual((await file('openvas/report_detail_v2.csv')).findings.map((f) => f.qod), [80]);
+  // 0_zap_sample.xml: plugin 10096 (timestamp disclosure) has confidence 1 (Low), the other alerts 2 (Medium).
+  const zap = (await file('zap/0_zap_sample.xml')).findings;
+  assert.deepEqual([...new Set(zap.filter((f) => f.ruleId === 'zap:10096').map((f) => f.qod))], [30]);
+  assert.deepEqual([...new Set(zap.filter((f) => f.ruleId !== 'zap:10096').map((f) => f.qod))], [70]);
+  const nuclei = (await file('nuclei/many_findings_new.json')).findings;
+  assert.ok(nuclei.length > 0 && nuclei.every((f) => f.qod === 95), 'a template matched: a test');
+  // issue4406.xml: OpenSSH version "7.4", no distribution: version-based.
+  const nmap = (await file('nmap/issue4406.xml')).findings;
+  assert.ok(nmap.filter((f) => f.ruleId === 'nmap:vulners').every((f) => f.qod === 80));
+  assert.equal(nmap.find((f) => f.ruleId === 'nmap:open-port')?.qod, undefined, 'an open port is proved (absent: confirmed)');
+});
+
+test("nmap: a vulners match on a distribution's package version is QoD packaged, with the backport caveat", async () => {
+  const xml =
+    `<?xml version="1.0"?><nmaprun scanner="nmap" version="7.93"><host><status state="up"/><address addr="10.0.0.5" addrtype="ipv4"/><ports>` +
+    `<port protocol="tcp" portid="22"><state state="open" reason="syn-ack"/><service name="ssh" product="OpenSSH" version="9.2p1 Debian 2+deb12u10" extrainfo="protocol 2.0"/>` +
+    `<script id="vulners" output="..."><table key="cpe:/a:openbsd:openssh:9.2p1"><table><elem key="id">CVE-2023-38408</elem><elem key="type">cve</elem><elem key="cvss">9.8</elem><elem key="is_exploit">false</elem></table></table></script>` +
+    `</port></ports></host></nmaprun>`;
+  const out = await importText(xml);
+  const cve = out.findings.find((f) => f.ruleId === 'nmap:vulners');
+  assert.ok(cve);
+  assert.equal(cve.qod, 30);
+  assert.match(cve.evidence, /Debian package revision 2\+deb12u10: Debian may have backported the fix for CVE-2023-38408/);
+});

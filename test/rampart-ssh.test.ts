@@ -8,7 +8,7 @@ import type net from 'node:net';
 import { test } from 'node:test';
 import type { CheckFinding } from '../src/engines/rampart/checks/check.js';
 import { assessAuthMethods, sshAuthMethodsCheck } from '../src/engines/rampart/checks/ssh-auth.js';
-import { parseKexInit, sshCheck } from '../src/engines/rampart/checks/ssh.js';
+import { parseKexInit, sshCheck, terrapinNotAffected } from '../src/engines/rampart/checks/ssh.js';
 import { loopbackEndpoint, onLines, serviceInfo, startScriptedServer, startSshd } from './helpers/daemons.js';
 
 const ssh = serviceInfo('ssh');
@@ -86,10 +86,21 @@ test('sshd offering CBC, hmac-sha1 and group14-sha1: weak cipher, MAC and kex fi
 test('sshd with its default algorithms: no weak cipher, kex or host key, no Terrapin', async (t) => {
   const sshd = await startSshd(t);
   if (!sshd) return;
-  const findings = await sshCheck.run(loopbackEndpoint(sshd.port), ssh);
+  const notAffected = new Map<string, string>();
+  const findings = await sshCheck.run(loopbackEndpoint(sshd.port), ssh, { notAffected: (cve, reason) => void notAffected.set(cve, reason) });
   for (const ruleId of ['rampart:ssh-weak-cipher', 'rampart:ssh-weak-kex', 'rampart:ssh-weak-hostkey', 'rampart:ssh-terrapin', 'rampart:ssh-protocol-v1']) {
     assert.equal(byRule(findings, ruleId), undefined, `${ruleId}: ${JSON.stringify(byRule(findings, ruleId))}`);
   }
+  // Debian's 9.2p1 offers chacha20-poly1305 and, patched, strict kex: a protocol fact that beats the version.
+  assert.match(notAffected.get('CVE-2023-48795') ?? '', /offers strict key exchange \(kex-strict-s-v00@openssh\.com\)/);
+});
+
+test('Terrapin facts: strict kex or no affected mode disproves it; chacha20 without strict kex does not', () => {
+  const offer = (kex: string[], ciphers: string[], macs: string[] = ['hmac-sha2-256']) => ({ kex, hostKey: ['ssh-ed25519'], ciphers, macs, compression: ['none'] });
+  assert.match(terrapinNotAffected(offer(['curve25519-sha256', 'kex-strict-s-v00@openssh.com'], ['chacha20-poly1305@openssh.com']))!, /strict key exchange/);
+  assert.match(terrapinNotAffected(offer(['curve25519-sha256'], ['aes256-ctr', 'aes128-cbc']))!, /none of the modes/);
+  assert.equal(terrapinNotAffected(offer(['curve25519-sha256'], ['chacha20-poly1305@openssh.com'])), null);
+  assert.equal(terrapinNotAffected(offer(['curve25519-sha256'], ['aes128-cbc'], ['hmac-sha2-256-etm@openssh.com'])), null);
 });
 
 test('chacha20-poly1305 without strict kex is reported as Terrapin (CVE-2023-48795); the client identifies itself and disconnects', async (t) => {

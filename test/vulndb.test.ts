@@ -113,6 +113,27 @@ test('sync downloads NVD in pages, KEV and gzipped EPSS; lookups match the recor
     ]);
   });
 
+  await t.test('OpenSSH 9.2p1 (Debian 12): six CVEs by version, two of them for a server; configurations stored and evaluated', async () => {
+    const all = ['CVE-2023-28531', 'CVE-2023-38408', 'CVE-2023-48795', 'CVE-2023-51385', 'CVE-2024-6387', 'CVE-2025-26465'];
+    assert.deepEqual(await cvesFor(db, 'cpe:2.3:a:openbsd:openssh:9.2:p1:*:*:*:*:*:*'), all);
+    const lookup = await createVulnerabilityLookup(db);
+    const debian12 = 'cpe:2.3:o:debian:debian_linux:12:*:*:*:*:*:*:*';
+    const server = await lookup!.forCpe('cpe:2.3:a:openbsd:openssh:9.2p1:*:*:*:*:*:*:*', { server: true, platforms: [debian12] });
+    // ssh-add, ssh-agent, the ssh client and its VerifyHostKeyDNS option are client programs only.
+    assert.deepEqual(server.map((v) => v.cve).sort(), ['CVE-2023-48795', 'CVE-2024-6387']);
+    assert.ok(server.every((v) => v.conditions.length === 0), 'plain OR configurations: no condition');
+    const row = await db.selectFrom('vulndb_cves').select('configurations').where('cve', '=', 'CVE-2023-48795').executeTakeFirstOrThrow();
+    assert.equal((row.configurations as unknown[]).length, 70, 'every configuration of the record is kept');
+  });
+
+  await t.test('"running on" configurations: Terrapin in Transmit 5 applies on macOS only', async () => {
+    const lookup = await createVulnerabilityLookup(db);
+    const transmit = 'cpe:2.3:a:panic:transmit_5:5.10.0:*:*:*:*:*:*:*';
+    const unknownPlatform = await lookup!.forCpe(transmit);
+    assert.deepEqual(unknownPlatform.map((v) => [v.cve, v.conditions]), [['CVE-2023-48795', ['cpe:2.3:o:apple:macos:-:*:*:*:*:*:*:*']]]);
+    assert.deepEqual(await lookup!.forCpe(transmit, { platforms: ['cpe:2.3:o:debian:debian_linux:12:*:*:*:*:*:*:*'] }), [], 'another operating system: not reported');
+  });
+
   await t.test('regreSSHion: exact update-field entries 8.5:p1, 4.4:- and 9.8:- are honoured', async () => {
     assert.ok((await cvesFor(db, 'cpe:2.3:a:openbsd:openssh:8.5:p1:*:*:*:*:*:*')).includes('CVE-2024-6387'));
     assert.ok(!(await cvesFor(db, 'cpe:2.3:a:openbsd:openssh:8.5:p2:*:*:*:*:*:*')).includes('CVE-2024-6387'));

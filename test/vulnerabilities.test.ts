@@ -206,6 +206,7 @@ function resourceOf(f: Stored) {
     url: null,
     method: null,
     parameter: null,
+    qod: 95,
   };
 }
 
@@ -273,7 +274,7 @@ function parseCsv(text: string): string[][] {
 const EXPORT_HEADER = [
   'id', 'name', 'threat', 'cvss_base', 'cvss_vector', 'cve', 'cwe', 'hostname', 'host_ip', 'port', 'protocol', 'service',
   'scan_name', 'scan_uuid', 'scan_type', 'engine', 'engines', 'rule_id', 'status', 'lifecycle', 'kev', 'epss', 'first_seen_at', 'last_seen_at',
-  'description', 'solution', 'evidence', 'references', 'url', 'method', 'parameter',
+  'description', 'solution', 'evidence', 'references', 'url', 'method', 'parameter', 'qod',
 ];
 
 /** The cells the export should hold for a finding, after parsing (formula cells quoted). */
@@ -283,7 +284,7 @@ function exportedCells(f: Stored): string[] {
   return [
     f.id, f.name, f.threat, f.cvss_base, f.cvss_vector, f.cve.join(' '), f.cwe, f.hostname, f.host_ip, f.port, f.protocol, f.service,
     f.scan.name, f.scan.uuid, f.scan.type, f.engine, f.engine, f.rule_id, f.status, 'new', f.kev, f.epss, f.created_at.toISOString(), f.created_at.toISOString(),
-    f.description, f.solution, f.evidence, f.references.join(' '), null, null, null,
+    f.description, f.solution, f.evidence, f.references.join(' '), null, null, null, 95,
   ].map((v) => guard(text(v)));
 }
 

@@ -191,6 +191,8 @@ export interface FindingsTable {
   kev: Generated<boolean>;
   /** FIRST EPSS probability (0-1) when the finding was stored. */
   epss: number | null;
+  /** Quality of detection, 0-100 (src/shared/finding.ts `QOD`). */
+  qod: ColumnType<number, number | undefined, number>;
   status: ColumnType<'Unresolved' | 'Accepted' | 'False Positive', 'Unresolved' | 'Accepted' | 'False Positive' | undefined, 'Unresolved' | 'Accepted' | 'False Positive'>;
   first_seen_at: CreatedAt;
   last_seen_at: UpdatedAt;
@@ -304,6 +306,8 @@ export interface VulnDbCvesTable {
   vuln_status: string | null;
   published: Date | null;
   last_modified: Date | null;
+  /** NVD's configurations as synced (src/vulndb/configurations.ts); null for rows synced before migration 0017. */
+  configurations: ColumnType<unknown, string | null | undefined, string | null>;
   updated_at: UpdatedAt;
 }
 

@@ -59,6 +59,19 @@ export interface KnownVulnerability {
   kev: boolean;
   /** FIRST EPSS probability of exploitation in the next 30 days, 0-1. */
   epss: number | null;
+  /**
+   * NVD's "running on/with" criteria (CPE names) the match depends on and the scan could not
+   * check (empty: the configuration matched outright).
+   */
+  conditions: string[];
+}
+
+/** What a scan knows beyond the product's CPE name, to evaluate NVD's configurations with. */
+export interface LookupContext {
+  /** Operating systems the service's self-description named, as CPE 2.3 names (a Debian package revision names Debian 12). */
+  platforms?: string[];
+  /** The product was found as a network server: CVEs of its client programs only are left out. */
+  server?: boolean;
 }
 
 /**
@@ -69,7 +82,7 @@ export interface VulnerabilityLookup {
   /** When the database was last synced. */
   syncedAt: Date;
   /** Vulnerabilities whose NVD CPE configurations match this CPE 2.3 name (with a version). */
-  forCpe(cpe: string): Promise<KnownVulnerability[]>;
+  forCpe(cpe: string, context?: LookupContext): Promise<KnownVulnerability[]>;
 }
 
 export interface EngineJob {
@@ -96,7 +109,7 @@ export interface EngineJob {
 }
 
 export type { Finding, Threat } from '../shared/finding.js';
-export { threatFromCvss, threatFromSeverity } from '../shared/finding.js';
+export { QOD, threatFromCvss, threatFromSeverity } from '../shared/finding.js';
 import type { Finding } from '../shared/finding.js';
 
 /**

@@ -12,7 +12,7 @@
  */
 import { Type, type TSchema } from 'typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
-import { LIFECYCLES, STATUSES, THREATS, type Finding } from '../shared/finding.js';
+import { LIFECYCLES, QOD, STATUSES, THREATS, type Finding } from '../shared/finding.js';
 
 /** One field of the Vulnerability resource. */
 export interface FindingField<S extends TSchema = TSchema> {
@@ -95,6 +95,16 @@ export const FINDING_FIELDS = {
   url: reported(Nullable(Type.String({ description: 'Web findings: the URL the weakness was proven at, as the tool reported it; null for network findings' })), 'url'),
   method: reported(Nullable(Type.String({ description: 'Web findings: the HTTP method of the proving request; null for network findings' })), 'method'),
   parameter: reported(Nullable(Type.String({ description: 'Web findings: the vulnerable input (query, form, header or cookie name); null when none or for network findings' })), 'parameter'),
+  qod: reported(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description:
+        'Quality of detection (an extension, on the OpenVAS scale): 95 a test proved it, 80 inferred from an upstream version, 30 from a version a distribution patches in place (the fix may have been backported); imported findings keep their tool\'s figure. Reports hide findings below 70 unless asked otherwise',
+    }),
+    'qod',
+    { stored: { whenAbsent: QOD.confirmed } },
+  ),
 } as const;
 
 export type FindingFieldName = keyof typeof FINDING_FIELDS;

@@ -31,6 +31,8 @@ export interface VulnerabilityFilters {
   url?: string | undefined;
   /** Only the findings of this target (the target's own vulnerability list). */
   targetId?: number | undefined;
+  /** Only findings whose quality of detection is at least this (0-100; 0 or absent: all). */
+  minQod?: number | undefined;
 }
 
 export type SortKey = 'name' | 'threat' | 'cvss_base' | 'hostname' | 'host_ip' | 'scan_type' | 'status' | 'created_at';
@@ -68,6 +70,7 @@ function matching(userId: number, filters: ResolvedFilters) {
     if (filters.status) conditions.push(eb('findings.status', '=', filters.status));
     if (filters.lifecycle) conditions.push(eb('findings.lifecycle', '=', filters.lifecycle));
     if (filters.targetId !== undefined) conditions.push(eb('findings.target_id', '=', filters.targetId));
+    if (filters.minQod) conditions.push(eb('findings.qod', '>=', filters.minQod));
     if (filters.target) {
       const target = filters.target.toLowerCase();
       conditions.push(eb.or([eb(eb.fn('lower', ['findings.hostname']), '=', target), eb(eb.fn('lower', ['findings.host_ip']), '=', target)]));
@@ -170,7 +173,7 @@ export function listVulnerabilities(
  * the account's kept counters answer (a sum of at most 15 rows); otherwise the rows are counted.
  */
 export async function countVulnerabilities(db: Db, userId: number, filters: ResolvedFilters): Promise<number> {
-  if (!filters.search && !filters.url && !filters.target && !filters.lifecycle && filters.targetId === undefined) {
+  if (!filters.search && !filters.url && !filters.target && !filters.lifecycle && filters.targetId === undefined && !filters.minQod) {
     let counted = db.selectFrom('finding_counts').select(sql<string | null>`sum(n)`.as('total')).where('user_id', '=', userId);
     if (filters.severity) counted = counted.where('threat', '=', filters.severity);
     if (filters.status) counted = counted.where('status', '=', filters.status);

@@ -25,6 +25,14 @@ const FilterQuery = {
   target: Type.Optional(Type.String({ maxLength: 255, description: 'A host name (case-insensitive) or an IP address, matched exactly' })),
   search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name, host name, IP address, URL or scan name' })),
   url: Type.Optional(UrlFilterSchema),
+  min_qod: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description:
+        'Only findings whose quality of detection (qod) is at least this. The list shows every quality when omitted; the export then applies the deployment threshold (RAMPART_MIN_QOD, 70 by default) and says in the X-Rampart-Min-Qod and X-Rampart-Hidden-Findings headers what it hid',
+    }),
+  ),
 };
 const ListQuerySchema = Type.Object({
   ...FilterQuery,
@@ -61,10 +69,10 @@ export const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { severity, status, lifecycle, target, search, url, sort, direction } = request.query;
+      const { severity, status, lifecycle, target, search, url, min_qod: minQod, sort, direction } = request.query;
       const page = pageOf(request.query);
       const { items, total } = await service.listVulnerabilities(app.ctx.db, request.principal!.user.id, {
-        filters: { severity, status, lifecycle, target, search, url },
+        filters: { severity, status, lifecycle, target, search, url, minQod },
         sort: sort ?? service.DEFAULT_ORDER.sort,
         direction: direction ?? service.DEFAULT_ORDER.direction,
         ...page,
@@ -84,7 +92,9 @@ export const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Streams the findings matching the filters, by id, as RFC 4180 CSV (UTF-8, CRLF, a header row). Columns: ' +
           `${service.EXPORT_COLUMNS.join(', ')}. cve and references are joined by a space. A cell starting with =, +, -, @, ` +
-          'TAB or CR gets a leading single quote so that spreadsheets do not run it as a formula.',
+          'TAB or CR gets a leading single quote so that spreadsheets do not run it as a formula. Findings whose quality of detection is below ' +
+          'min_qod (the deployment threshold RAMPART_MIN_QOD, 70 by default, when omitted; 0 exports all) are left out; the X-Rampart-Min-Qod ' +
+          'and X-Rampart-Hidden-Findings response headers say which threshold applied and how many findings it left out.',
         querystring: ExportQuerySchema,
         response: {
           200: { description: 'The CSV file', content: { 'text/csv': { schema: Type.String() } } },
@@ -94,9 +104,12 @@ export const vulnerabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const stream = await service.exportVulnerabilities(app.ctx.db, request.principal!.user.id, request.query);
+      const { min_qod: minQod, ...filters } = request.query;
+      const { stream, quality } = await service.exportVulnerabilitiesAbove(app.ctx.db, request.principal!.user.id, filters, minQod ?? app.ctx.config.minQod);
       return reply
         .type('text/csv; charset=utf-8')
+        .header('x-rampart-min-qod', String(quality.minQod))
+        .header('x-rampart-hidden-findings', String(quality.hidden))
         .header('content-disposition', `attachment; filename="${exportFilename(app.ctx.clock())}"`)
         .send(stream);
     },

@@ -62,6 +62,7 @@ function cleanFilters(filters: VulnerabilityFilters): VulnerabilityFilters {
     search: filters.search?.trim() || undefined,
     url: filters.url?.trim() || undefined,
     targetId: filters.targetId,
+    minQod: filters.minQod || undefined,
   };
 }
 
@@ -130,6 +131,28 @@ export function exportRow(valueOf: (column: FindingFieldName) => unknown): strin
  */
 export async function exportVulnerabilities(db: Db, userId: number, filters: VulnerabilityFilters, pageSize = EXPORT_PAGE_SIZE): Promise<Readable> {
   const clean = await resolveFilters(db, userId, cleanFilters(filters));
+  return exportResolved(db, userId, clean, pageSize);
+}
+
+/** What an export hid: the quality threshold it applied and how many findings the other filters matched below it. */
+export interface ExportQuality {
+  minQod: number;
+  hidden: number;
+}
+
+/**
+ * The CSV export with a quality threshold (the request's `min_qod`, else the deployment's): the
+ * stream, and how many findings it hid for being below the threshold (the route states both in
+ * response headers, since CSV has no place for a note).
+ */
+export async function exportVulnerabilitiesAbove(db: Db, userId: number, filters: VulnerabilityFilters, minQod: number): Promise<{ stream: Readable; quality: ExportQuality }> {
+  const clean = await resolveFilters(db, userId, cleanFilters({ ...filters, minQod: undefined }));
+  const [all, shown] = minQod > 0 ? await Promise.all([queries.countVulnerabilities(db, userId, clean), queries.countVulnerabilities(db, userId, { ...clean, minQod })]) : [0, 0];
+  const stream = await exportResolved(db, userId, { ...clean, minQod: minQod || undefined }, EXPORT_PAGE_SIZE);
+  return { stream, quality: { minQod, hidden: all - shown } };
+}
+
+async function exportResolved(db: Db, userId: number, clean: queries.ResolvedFilters, pageSize: number): Promise<Readable> {
   // Only a page's CSV text waits for the client, not its rows, and the row array the query gave
   // is emptied once turned into text. Something (not identified: neither this code nor the pg
   // pool's objects hold it) keeps that array reachable past the page; its rows then pile up as

@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportService, Threat } from './report.js';
-import { engineLine, THREAT_ORDER, webLocation } from './report.js';
+import { engineLine, qualityLine, THREAT_ORDER, webLocation } from './report.js';
 import { escapeHtml as esc, safeHref } from './html-escape.js';
 import { HTML_STYLE, THREAT_COLORS } from './html-style.js';
 
@@ -66,7 +66,7 @@ ${fact('Scan type', esc(scan.type))}${fact('Run', `#${esc(run.index)} <span clas
 ${fact('Outcome', `<span class="outcome outcome-${esc(outcome.replace(' ', '-'))}">${esc(outcome)}</span>`)}
 ${fact('Started', formatDate(run.startedAt))}${fact('Completed', formatDate(run.completedAt) + duration(run.startedAt, run.completedAt))}
 ${fact('Engine', esc(engine))}${fact('Vulnerability database', r.vulnDbSyncedAt ? `synced ${formatDate(r.vulnDbSyncedAt)}` : 'never synced')}
-${fact('Generated', formatDate(r.generatedAt))}${fact('Targets', scan.targets.map((t) => `<code>${esc(t)}</code>`).join(', ') || '—', 'full')}
+${fact('Generated', formatDate(r.generatedAt))}${fact('Quality of detection', esc(qualityLine(r.quality)), 'full')}${fact('Targets', scan.targets.map((t) => `<code>${esc(t)}</code>`).join(', ') || '—', 'full')}
 </dl></header>
 `;
 }
@@ -171,7 +171,7 @@ function finding(f: ReportFinding): string {
 <dl class="meta">${fact('CVSS', cvss, 'wide')}${fact('Host', hostPort(f))}${fact('Service', esc(f.service ?? '—'))}${web ? fact('URL', `<code>${esc(web)}</code>`, 'wide') : ''}
 ${fact('CVE', f.cve.length ? f.cve.map((c) => esc(c)).join(', ') : '—')}${fact('CWE', esc(f.cwe ?? '—'))}
 ${fact('CISA KEV', f.kev ? 'Yes' : 'No')}${fact('EPSS', f.epss === null ? '—' : `${esc((f.epss * 100).toFixed(1))} %`)}
-${fact('Engines', esc(f.engines.join(', ') || '—'))}${fact('Rule', `<code>${esc(f.ruleId)}</code>`)}${fact('Triage', esc(f.status))}
+${fact('QoD', esc(f.qod))}${fact('Engines', esc(f.engines.join(', ') || '—'))}${fact('Rule', `<code>${esc(f.ruleId)}</code>`)}${fact('Triage', esc(f.status))}
 ${fact('ID', `#${esc(f.id)}`)}${fact('First seen', formatDate(f.firstSeenAt))}${fact('Last seen', formatDate(f.lastSeenAt))}</dl>
 <h5>Description</h5><p class="text">${esc(f.description)}</p>
 <h5>Evidence</h5><pre>${esc(f.evidence)}</pre>

@@ -11,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Lifecycle, Narrative, NarrativeClaim, ReportFinding, ReportRecord, ReportService, Threat } from './report.js';
-import { engineLine, THREAT_ORDER, webLocation } from './report.js';
+import { engineLine, qualityLine, THREAT_ORDER, webLocation } from './report.js';
 
 /** The widest line the report writes, in code points. */
 const TXT_WIDTH = 100;
@@ -125,6 +125,7 @@ function headerLines(record: ReportRecord): string[] {
     ...line('Engine', engine),
     ...line('Vulnerability database', record.vulnDbSyncedAt === null ? 'never synced' : `synced ${utc(record.vulnDbSyncedAt)}`),
     ...line('Generated', utc(record.generatedAt)),
+    ...line('Quality', qualityLine(record.quality)),
   ];
 }
 
@@ -228,6 +229,7 @@ function findingLines(f: ReportFinding): string[] {
     '',
     ...titleLines(f),
     ...line('Threat', severity(f)),
+    ...line('QoD', String(f.qod)),
     ...line('Location', location(f)),
     ...webLine(f),
     ...line('Service', f.service ?? '-'),

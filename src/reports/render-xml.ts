@@ -105,7 +105,8 @@ function summaryXml(record: ReportRecord): string {
   const counts = THREAT_ORDER.map((threat) => textElement('    ', 'count', String(record.counts[threat]), { threat })).join('');
   const { lifecycle } = record;
   const labels = attributes({ new: lifecycle.new, 'still-open': lifecycle.still_open, fixed: lifecycle.fixed, regressed: lifecycle.regressed });
-  return `  <summary${attributes({ total: record.total })}>\n${counts}    <lifecycle${labels}/>\n  </summary>\n`;
+  const quality = `    <quality${attributes({ 'min-qod': record.quality.minQod, hidden: record.quality.hidden })}/>\n`;
+  return `  <summary${attributes({ total: record.total })}>\n${counts}    <lifecycle${labels}/>\n${quality}  </summary>\n`;
 }
 
 function serviceXml(service: ReportService): string {
@@ -122,7 +123,7 @@ function servicesXml(services: readonly ReportService[]): string {
 /** One `<finding>`, indented for its place under `<findings>` or `<fixed>`. */
 function findingXml(f: ReportFinding): string {
   const open = `    <finding${attributes({
-    id: f.id, threat: f.threat, 'cvss-base': f.cvssBase, lifecycle: f.lifecycle, status: f.status, kev: f.kev, epss: f.epss,
+    id: f.id, threat: f.threat, 'cvss-base': f.cvssBase, lifecycle: f.lifecycle, status: f.status, kev: f.kev, epss: f.epss, qod: f.qod,
   })}>\n`;
   const host = `      <host${attributes({ name: f.hostname, address: f.hostIp, port: f.port, protocol: f.protocol, service: f.service })}/>\n`;
   // Web findings only: where on the site (each attribute left out when null).

@@ -47,6 +47,13 @@ export function engineLine(run: { engine: string | null; engineVersion: string |
 }
 
 export type Threat = ThreatLevel;
+
+/** The sentence every format prints about the findings a report hid for their quality of detection. */
+export function qualityLine(quality: { minQod: number; hidden: number }): string {
+  if (quality.minQod <= 0) return 'All findings are shown, whatever their quality of detection (QoD).';
+  const hidden = quality.hidden === 1 ? '1 finding' : `${quality.hidden} findings`;
+  return `Findings with a quality of detection (QoD) below ${quality.minQod} are hidden: ${hidden} of this run. Ask with min_qod=0 to see them.`;
+}
 /** Most severe first: the order of every per-threat list in a report. */
 export const THREAT_ORDER: readonly Threat[] = THREATS;
 
@@ -89,6 +96,8 @@ export interface ReportFinding {
   lifecycle: Lifecycle;
   kev: boolean;
   epss: number | null;
+  /** Quality of detection, 0-100 (src/shared/finding.ts `QOD`). */
+  qod: number;
   firstSeenAt: Date;
   lastSeenAt: Date;
 }
@@ -173,7 +182,13 @@ export interface ReportRecord {
   };
   /** When the vulnerability database (NVD) was last synced; null when it never was. */
   vulnDbSyncedAt: Date | null;
-  /** Present findings by threat. */
+  /**
+   * The quality threshold the report applied: findings with a lower quality of detection are left
+   * out of every count and list, and `hidden` says how many present findings that was. Every
+   * format states both, so a reader knows to ask for them (`min_qod=0`).
+   */
+  quality: { minQod: number; hidden: number };
+  /** Present findings by threat (those shown). */
   counts: Record<Threat, number>;
   /** Present findings in all. */
   total: number;

@@ -14,7 +14,7 @@ export type RunFindingRow = Pick<
   Selectable<FindingsTable>,
   | 'id' | 'name' | 'threat' | 'cvss_base' | 'cvss_vector' | 'cve' | 'cwe' | 'hostname' | 'host_ip' | 'port' | 'protocol' | 'service'
   | 'engine' | 'engines' | 'engine_evidence' | 'rule_id' | 'description' | 'solution' | 'evidence' | 'references' | 'status'
-  | 'kev' | 'epss' | 'first_seen_at' | 'last_seen_at' | 'url' | 'method' | 'parameter'
+  | 'kev' | 'epss' | 'first_seen_at' | 'last_seen_at' | 'url' | 'method' | 'parameter' | 'qod'
 > & {
   lifecycle: Lifecycle;
   /** The sort key of the row, for the next page. */
@@ -38,7 +38,7 @@ export interface RunFindingCursor {
  * One page of the run's present (or fixed) findings in report order, after `cursor`. Keyset
  * paging on the order itself, so every page costs the same however deep it is.
  */
-export async function runFindingsPage(db: Db, runId: number, which: 'present' | 'fixed', cursor: RunFindingCursor | null, limit: number): Promise<RunFindingRow[]> {
+export async function runFindingsPage(db: Db, runId: number, which: 'present' | 'fixed', cursor: RunFindingCursor | null, limit: number, minQod = 0): Promise<RunFindingRow[]> {
   const lifecycle = which === 'fixed' ? sql`rf.lifecycle = 'fixed'` : sql`rf.lifecycle <> 'fixed'`;
   // -1 stands for "no score", so unscored findings come last within their threat.
   const after = cursor ? sql`and (${THREAT_RANK}, coalesce(f.cvss_base, -1), -f.id) < (${cursor.rank}, ${cursor.score}, ${-cursor.id})` : sql``;
@@ -46,20 +46,30 @@ export async function runFindingsPage(db: Db, runId: number, which: 'present' | 
     select ${REPORT_COLUMNS}, f.engine_evidence, rf.lifecycle,
            ${THREAT_RANK} as rank, coalesce(f.cvss_base, -1) as score
     from run_findings rf join findings f on f.id = rf.finding_id
-    where rf.run_id = ${runId} and ${lifecycle} ${after}
+    where rf.run_id = ${runId} and ${lifecycle} and f.qod >= ${minQod} ${after}
     order by ${THREAT_RANK} desc, coalesce(f.cvss_base, -1) desc, f.id asc
     limit ${limit}`.execute(db);
   return result.rows;
 }
 
-/** Present findings of the run by threat. */
-export async function runThreatCounts(db: Db, runId: number): Promise<Map<ThreatLevel, number>> {
+/** Present findings of the run by threat, those with a quality of detection of at least `minQod`. */
+export async function runThreatCounts(db: Db, runId: number, minQod = 0): Promise<Map<ThreatLevel, number>> {
   const result = await sql<{ threat: ThreatLevel; n: number }>`
     select f.threat, count(*)::int as n
     from run_findings rf join findings f on f.id = rf.finding_id
-    where rf.run_id = ${runId} and rf.lifecycle <> 'fixed'
+    where rf.run_id = ${runId} and rf.lifecycle <> 'fixed' and f.qod >= ${minQod}
     group by f.threat`.execute(db);
   return new Map(result.rows.map((row) => [row.threat, Number(row.n)]));
+}
+
+/** Present findings of the run whose quality of detection is below `minQod` (what a report hides). */
+export async function countRunFindingsBelow(db: Db, runId: number, minQod: number): Promise<number> {
+  if (minQod <= 0) return 0;
+  const result = await sql<{ n: number }>`
+    select count(*)::int as n
+    from run_findings rf join findings f on f.id = rf.finding_id
+    where rf.run_id = ${runId} and rf.lifecycle <> 'fixed' and f.qod < ${minQod}`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
 interface RunServiceRow {
@@ -72,13 +82,13 @@ interface RunServiceRow {
   worst_rank: number;
 }
 
-/** Every host and port the run has findings on, with the count and the worst threat there. */
-export async function runServices(db: Db, runId: number): Promise<RunServiceRow[]> {
+/** Every host and port the run has findings on (of at least `minQod`), with the count and the worst threat there. */
+export async function runServices(db: Db, runId: number, minQod = 0): Promise<RunServiceRow[]> {
   const result = await sql<RunServiceRow>`
     select f.hostname, f.host_ip, f.port, f.protocol, max(f.service) as service,
            count(*)::int as findings, max(${THREAT_RANK}) as worst_rank
     from run_findings rf join findings f on f.id = rf.finding_id
-    where rf.run_id = ${runId} and rf.lifecycle <> 'fixed'
+    where rf.run_id = ${runId} and rf.lifecycle <> 'fixed' and f.qod >= ${minQod}
     group by f.hostname, f.host_ip, f.port, f.protocol
     order by f.hostname, f.host_ip, f.port nulls first, f.protocol`.execute(db);
   return result.rows.map((row) => ({ ...row, findings: Number(row.findings), worst_rank: Number(row.worst_rank) }));

@@ -17,14 +17,23 @@ const tags = ['Scans'];
 
 const DESCRIPTIONS: Record<service.ReportFormat, string> = {
   pdf: 'A PDF for readers: cover, executive summary with a severity chart, hosts and services, findings by threat with evidence, fixed since the previous run, and the attack narrative when the scan asks for one.',
-  csv: 'One row per finding of the run (the columns of GET /api/vulnerabilities/export, lifecycle included); fixed findings last.',
+  csv: 'One row per finding of the run (the columns of GET /api/vulnerabilities/export, lifecycle included); fixed findings last. The quality threshold and the findings it hid are in the X-Rampart-Min-Qod and X-Rampart-Hidden-Findings headers.',
   html: 'One self-contained HTML file (inline CSS and SVG, no scripts); every value escaped.',
   txt: 'Plain text for a terminal, at most 100 columns, control characters made visible.',
   xml: 'XML in the namespace urn:rampart:report:1.0 (docs/report-xml.md).',
 };
 
+const MinQodSchema = Type.Optional(
+  Type.Integer({
+    minimum: 0,
+    maximum: 100,
+    description: 'Hide findings whose quality of detection (qod) is below this; the deployment threshold (RAMPART_MIN_QOD, 70 by default) when omitted, 0 shows all. The report states the threshold and how many findings it hid',
+  }),
+);
+
 const QuerySchema = Type.Object({
   run_index: Type.Optional(Type.Integer({ minimum: 0, maximum: PG_INTEGER_MAX, description: 'The run (from 0); the latest completed run when omitted' })),
+  min_qod: MinQodSchema,
 });
 
 const deps = (app: { ctx: service.ReportDeps }): service.ReportDeps => ({ db: app.ctx.db, config: app.ctx.config, clock: app.ctx.clock });
@@ -51,7 +60,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const report = await service.downloadReport(deps(app), request.principal!.user, request.params.uuid, format, request.query.run_index);
+        const report = await service.downloadReport(deps(app), request.principal!.user, request.params.uuid, format, request.query.run_index, request.query.min_qod);
         return sendReport(reply, format, report);
       },
     );
@@ -64,6 +73,8 @@ function sendReport(reply: FastifyReply, format: service.ReportFormat, report: s
     .type(report.mediaType)
     .header('content-disposition', `${disposition}; filename="${report.filename}"`)
     .header('x-content-type-options', 'nosniff')
+    .header('x-rampart-min-qod', String(report.quality.minQod))
+    .header('x-rampart-hidden-findings', String(report.quality.hidden))
     .send(report.stream);
 }
 
@@ -75,6 +86,7 @@ const LinkParamsSchema = Type.Object({
 const LinkQuerySchema = Type.Object({
   expires: Type.Integer({ minimum: 0, description: 'When the link expires, in Unix seconds' }),
   signature: Type.String({ maxLength: 256, description: 'base64url HMAC-SHA256 of the link' }),
+  min_qod: MinQodSchema,
 });
 
 const linkMediaTypes = Object.fromEntries(
@@ -108,7 +120,7 @@ export const reportLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { uuid, run_index: runIndex, format } = request.params;
       const link = { uuid, runIndex, format, expires: request.query.expires };
-      const report = await service.downloadLinkedReport(deps(app), link, request.query.signature);
+      const report = await service.downloadLinkedReport(deps(app), link, request.query.signature, request.query.min_qod);
       // The URL is a credential: no Referer leaks it to the sites a report links to, no cache keeps the report.
       reply.header('referrer-policy', 'no-referrer').header('cache-control', 'private, no-store');
       return sendReport(reply, format, report);

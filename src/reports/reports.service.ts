@@ -95,11 +95,11 @@ function toReportFinding(row: queries.RunFindingRow): ReportFinding {
 }
 
 /** The run's present or fixed findings in report order, read a page at a time. */
-async function* readFindings(db: Db, runId: number, which: 'present' | 'fixed', limit = Infinity): AsyncGenerator<ReportFinding> {
+async function* readFindings(db: Db, runId: number, which: 'present' | 'fixed', minQod: number, limit = Infinity): AsyncGenerator<ReportFinding> {
   let cursor: queries.RunFindingCursor | null = null;
   let yielded = 0;
   for (;;) {
-    const page = await queries.runFindingsPage(db, runId, which, cursor, Math.min(PAGE_SIZE, limit - yielded));
+    const page = await queries.runFindingsPage(db, runId, which, cursor, Math.min(PAGE_SIZE, limit - yielded), minQod);
     for (const row of page) yield toReportFinding(row);
     yielded += page.length;
     if (page.length < PAGE_SIZE || yielded >= limit) return;
@@ -120,7 +120,9 @@ function rankToThreat(rank: number): Threat | null {
 async function runNarrative(deps: ReportDeps, run: Run, services: ReportRecord['services']): Promise<Narrative> {
   if (run.narrative) return run.narrative as Narrative;
   const findings: ReportFinding[] = [];
-  for await (const f of readFindings(deps.db, run.id, 'present', NARRATIVE_FINDINGS)) findings.push(f);
+  // Written once per run and kept: from the findings the deployment's reports show, so that
+  // low-quality version matches do not make the story.
+  for await (const f of readFindings(deps.db, run.id, 'present', deps.config.minQod, NARRATIVE_FINDINGS)) findings.push(f);
   const { llm } = deps.config;
   const narrative = await writeNarrative(
     { findings: narrativeFindings(findings), services },
@@ -133,9 +135,13 @@ async function runNarrative(deps: ReportDeps, run: Run, services: ReportRecord['
  * The record of a completed run of the scan. `withNarrative` false leaves the attack narrative out
  * (null) for a format that does not show it (CSV), so its download never waits for one to be written.
  */
-export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owner: Pick<User, 'role'>, withNarrative = true): Promise<ReportRecord> {
+export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owner: Pick<User, 'role'>, withNarrative = true, minQod = deps.config.minQod): Promise<ReportRecord> {
   const { db } = deps;
-  const [threatCounts, serviceRows] = await Promise.all([queries.runThreatCounts(db, run.id), queries.runServices(db, run.id)]);
+  const [threatCounts, serviceRows, hidden] = await Promise.all([
+    queries.runThreatCounts(db, run.id, minQod),
+    queries.runServices(db, run.id, minQod),
+    queries.countRunFindingsBelow(db, run.id, minQod),
+  ]);
   const counts = Object.fromEntries(THREAT_ORDER.map((t) => [t, threatCounts.get(t) ?? 0])) as Record<Threat, number>;
   const services = serviceRows.map((row) => ({
     hostname: row.hostname,
@@ -175,12 +181,13 @@ export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owne
       hostsDown: run.hosts_down,
     },
     vulnDbSyncedAt: run.vulndb_synced_at,
+    quality: { minQod, hidden },
     counts,
     total: THREAT_ORDER.reduce((sum, t) => sum + counts[t], 0),
     lifecycle: { new: run.new_findings, still_open: run.still_open_findings, fixed: run.fixed_findings, regressed: run.regressed_findings },
     services,
-    findings: () => readFindings(db, run.id, 'present'),
-    fixed: () => readFindings(db, run.id, 'fixed'),
+    findings: () => readFindings(db, run.id, 'present', minQod),
+    fixed: () => readFindings(db, run.id, 'fixed', minQod),
     narrative,
   };
 }
@@ -202,35 +209,41 @@ export interface RenderedReport {
   stream: Readable;
   mediaType: string;
   filename: string;
+  /** The quality threshold applied and the findings it hid (also in response headers: CSV has no place for a note). */
+  quality: ReportRecord['quality'];
 }
 
-async function renderRun(deps: ReportDeps, scan: Scan, owner: Pick<User, 'role'>, format: ReportFormat, runIndex: number | undefined): Promise<RenderedReport> {
+async function renderRun(deps: ReportDeps, scan: Scan, owner: Pick<User, 'role'>, format: ReportFormat, runIndex: number | undefined, minQod: number | undefined): Promise<RenderedReport> {
   const run = await findReportRun(deps.db, scan, runIndex);
-  const record = await loadRunReport(deps, scan, run, owner, FORMATS_WITH_NARRATIVE.has(format));
-  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format) };
+  const record = await loadRunReport(deps, scan, run, owner, FORMATS_WITH_NARRATIVE.has(format), minQod ?? deps.config.minQod);
+  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format), quality: record.quality };
 }
 
 /** GET /api/scans/{format}/{uuid}: the account's scan, its run, rendered. */
-export async function downloadReport(deps: ReportDeps, user: User, uuid: string, format: ReportFormat, runIndex: number | undefined): Promise<RenderedReport> {
+export async function downloadReport(deps: ReportDeps, user: User, uuid: string, format: ReportFormat, runIndex: number | undefined, minQod?: number): Promise<RenderedReport> {
   const scan = await requireScan(deps.db, user.id, uuid);
-  return renderRun(deps, scan, user, format, runIndex);
+  return renderRun(deps, scan, user, format, runIndex, minQod);
 }
 
 /**
  * GET /api/reports/{uuid}/{run_index}/{format}: a signed link's report, without a bearer token.
  * 403 for a bad or expired link; 404 when the scan was deleted (or the run is gone) since.
  */
-export async function downloadLinkedReport(deps: ReportDeps, link: ReportLink, signature: string): Promise<RenderedReport> {
+export async function downloadLinkedReport(deps: ReportDeps, link: ReportLink, signature: string, minQod?: number): Promise<RenderedReport> {
   await verifyReportLink(deps, link, signature, deps.clock());
   const scan = await findScanByUuid(deps.db, link.uuid.toLowerCase());
   const owner = scan ? await findUserById(deps.db, scan.user_id) : undefined;
   if (!scan || !owner) throw notFound('Scan');
-  return renderRun(deps, scan, owner, link.format, link.runIndex);
+  return renderRun(deps, scan, owner, link.format, link.runIndex, minQod);
 }
 
-/** The run's present findings by threat, keyed as webhook events count them. */
-export async function runCountsByThreat(db: Db, runId: number): Promise<ThreatCounts> {
-  const counts = await queries.runThreatCounts(db, runId);
+/**
+ * The run's present findings by threat, keyed as webhook events count them: those the
+ * deployment's reports show (quality of detection at least `minQod`), so an event and the report
+ * it links to agree.
+ */
+export async function runCountsByThreat(db: Db, runId: number, minQod = 0): Promise<ThreatCounts> {
+  const counts = await queries.runThreatCounts(db, runId, minQod);
   const of = (t: Threat) => counts.get(t) ?? 0;
   return { critical: of('Critical'), high: of('High'), medium: of('Medium'), low: of('Low'), informational: of('Informational') };
 }

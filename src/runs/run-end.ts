@@ -13,5 +13,5 @@ import { enqueueRunEvent } from '../webhooks/webhooks.service.js';
 /** Queues the report email and the webhook events of `run`, which has just ended. */
 export async function queueRunEndNotices(trx: Db, config: Config, scan: Scan, run: Run): Promise<void> {
   await enqueueReportMail(trx, run.id, scan.scan_email);
-  await enqueueRunEvent(trx, config, scan, run, () => runCountsByThreat(trx, run.id));
+  await enqueueRunEvent(trx, config, scan, run, () => runCountsByThreat(trx, run.id, config.minQod));
 }

@@ -28,6 +28,7 @@ export type TargetListQuery = Static<typeof TargetListQuerySchema>;
 /** GET /api/targets/{id}/vulnerabilities */
 export const TargetVulnerabilitiesQuerySchema = Type.Object({
   url: Type.Optional(UrlFilterSchema),
+  min_qod: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Only findings whose quality of detection (qod) is at least this; all when omitted' })),
   sort: Type.Optional(StringEnum(TARGET_VULNERABILITY_SORTS, { default: 'threat', description: VULNERABILITY_SORT_DESCRIPTION })),
   direction: Type.Optional(StringEnum(DIRECTIONS, { default: 'desc' })),
   ...PageQuerySchema,

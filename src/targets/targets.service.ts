@@ -110,13 +110,13 @@ export async function listTargetVulnerabilities(
   db: Db,
   userId: number,
   rawId: string,
-  query: { url?: string | undefined; sort?: TargetVulnerabilitySort | undefined; direction?: Direction | undefined },
+  query: { url?: string | undefined; min_qod?: number | undefined; sort?: TargetVulnerabilitySort | undefined; direction?: Direction | undefined },
   page: PageRequest,
 ): Promise<Page<VulnerabilityResource> & { target: TargetResource }> {
   const target = await showTarget(db, userId, rawId);
   // The findings module owns findings queries: the target's list is its list, filtered by target.
   const { items, total } = await listVulnerabilities(db, userId, {
-    filters: { targetId: target.id, url: query.url },
+    filters: { targetId: target.id, url: query.url, minQod: query.min_qod },
     sort: query.sort ?? DEFAULT_ORDER.sort,
     direction: query.direction ?? DEFAULT_ORDER.direction,
     page: page.page,

@@ -4,11 +4,12 @@
  * first), the CWE ids, the reference URLs and every CPE match criterion of the configurations.
  *
  * Configurations: each `cpeMatch` of each node becomes one criterion, with its version bounds and
- * its `vulnerable` flag. Nodes marked `negate` are skipped. The platform nodes of AND
- * configurations ("vulnerable X running on Y") are kept with `vulnerable` false and are not
- * evaluated at lookup: a scan seldom knows the platform, so the vulnerable entry decides alone.
+ * its `vulnerable` flag (nodes marked `negate` are skipped): the index a lookup finds candidate
+ * CVEs by. The configurations are also kept whole (AND/OR, negate, the `vulnerable: false`
+ * "running on/with" parts), and a lookup evaluates them (configurations.ts).
  */
 import { parseCpe } from './cpe.js';
+import { parseConfigurationList, type Configuration } from './configurations.js';
 
 /** One CPE match criterion of a CVE's configurations. */
 export interface NvdCpeMatch {
@@ -38,6 +39,8 @@ export interface NvdCve {
   published: Date | null;
   lastModified: Date | null;
   matches: NvdCpeMatch[];
+  /** The configurations as NVD states them, kept to what evaluation needs. */
+  configurations: Configuration[];
 }
 
 /** A page of the NVD CVE API 2.0. */
@@ -107,6 +110,7 @@ export function parseNvdCve(cve: Json): NvdCve | null {
     published: nvdDate(cve.published),
     lastModified: nvdDate(cve.lastModified),
     matches: parseConfigurations(cve.configurations),
+    configurations: parseConfigurationList(cve.configurations),
   };
 }
 

@@ -196,6 +196,7 @@ function cveRow(record: NvdCve): Insertable<VulnDbCvesTable> {
     vuln_status: record.vulnStatus,
     published: record.published,
     last_modified: record.lastModified,
+    configurations: record.configurations.length > 0 ? JSON.stringify(record.configurations) : null,
   };
 }
 

@@ -26,6 +26,7 @@ export async function upsertCves(db: Db, rows: Insertable<VulnDbCvesTable>[]): P
         vuln_status: sql`excluded.vuln_status`,
         published: sql`excluded.published`,
         last_modified: sql`excluded.last_modified`,
+        configurations: sql`excluded.configurations`,
         updated_at: sql`now()`,
       }),
     )
@@ -86,6 +87,7 @@ export async function findCvesWithIntel(db: Db, cves: string[]) {
       'c.cvss_vector',
       'c.cwe',
       'c.references',
+      'c.configurations',
       sql<boolean>`k.cve is not null`.as('kev'),
       'e.epss',
     ])

@@ -6,9 +6,10 @@
  * optional version bounds).
  */
 import type { Db } from '../db/database.js';
-import type { KnownVulnerability, VulnerabilityLookup } from '../engines/engine.js';
+import type { KnownVulnerability, LookupContext, VulnerabilityLookup } from '../engines/engine.js';
 import { AppError } from '../shared/errors.js';
-import { criterionCovers, normaliseTarget, parseCpe } from './cpe.js';
+import { evaluateConfigurations, isClientOnly, type Configuration } from './configurations.js';
+import { criterionCovers, normaliseTarget, parseCpe, type Cpe } from './cpe.js';
 import { countVulnDbRows, findCvesWithIntel, findSync, findVulnerableCpeMatches } from './vulndb.queries.js';
 
 export { DEFAULT_SOURCES, syncVulnDb, type SyncVulnDbOptions, type SyncVulnDbResult, type VulnDbSources } from './vulndb-sync.js';
@@ -20,14 +21,17 @@ export { DEFAULT_SOURCES, syncVulnDb, type SyncVulnDbOptions, type SyncVulnDbRes
 export async function createVulnerabilityLookup(db: Db): Promise<VulnerabilityLookup | null> {
   const sync = await findSync(db, 'nvd');
   if (!sync) return null;
-  return { syncedAt: sync.synced_at, forCpe: (cpe) => findVulnerabilitiesForCpe(db, cpe) };
+  return { syncedAt: sync.synced_at, forCpe: (cpe, context) => findVulnerabilitiesForCpe(db, cpe, context) };
 }
 
 /**
- * The CVEs whose vulnerable match criteria cover this CPE 2.3 name (rules in `cpe.ts`), with
- * KEV and EPSS joined, highest CVSS first. Throws a bad_request AppError when it is not a CPE name.
+ * The CVEs whose NVD configurations apply to this CPE 2.3 name: candidates are those with a
+ * vulnerable match criterion covering it (rules in `cpe.ts`), then each candidate's
+ * configurations are evaluated (configurations.ts) with the platforms the context names; for a
+ * server, CVEs of the product's client programs only are left out. KEV and EPSS joined, highest
+ * CVSS first. Throws a bad_request AppError when it is not a CPE name.
  */
-export async function findVulnerabilitiesForCpe(db: Db, cpe: string): Promise<KnownVulnerability[]> {
+export async function findVulnerabilitiesForCpe(db: Db, cpe: string, context: LookupContext = {}): Promise<KnownVulnerability[]> {
   const parsed = parseCpe(cpe);
   if (!parsed) throw new AppError('bad_request', `Not a CPE 2.3 name: ${cpe}`);
   const target = normaliseTarget(parsed);
@@ -48,7 +52,13 @@ export async function findVulnerabilitiesForCpe(db: Db, cpe: string): Promise<Kn
     if (covers) cves.add(row.cve);
   }
   const rows = await findCvesWithIntel(db, [...cves]);
+  const platforms = (context.platforms ?? []).map(parseCpe).filter((p): p is Cpe => p !== null);
   return rows
+    .flatMap((r) => {
+      if (context.server && isClientOnly(target.vendor, target.product, r.description)) return [];
+      const applicability = evaluateConfigurations(r.configurations as Configuration[] | null, { product: target, platforms });
+      return applicability.applies ? [{ ...r, conditions: applicability.conditions }] : [];
+    })
     .map((r) => ({
       cve: r.cve,
       description: r.description,
@@ -58,6 +68,7 @@ export async function findVulnerabilitiesForCpe(db: Db, cpe: string): Promise<Kn
       references: r.references,
       kev: r.kev,
       epss: r.epss,
+      conditions: r.conditions,
     }))
     .sort((a, b) => (b.cvssBase ?? -1) - (a.cvssBase ?? -1) || a.cve.localeCompare(b.cve));
 }

@@ -18,6 +18,8 @@ import * as findingDefaultOrder from './0012-finding-default-order.js';
 import * as findingLocation from './0013-finding-location.js';
 import * as engineOptions from './0014-engine-options.js';
 import * as runRecorder from './0015-run-recorder.js';
+import * as findingQod from './0016-finding-qod.js';
+import * as vulndbConfigurations from './0017-vulndb-configurations.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -35,4 +37,6 @@ export const migrations: Record<string, Migration> = {
   '0013-finding-location': findingLocation,
   '0014-engine-options': engineOptions,
   '0015-run-recorder': runRecorder,
+  '0016-finding-qod': findingQod,
+  '0017-vulndb-configurations': vulndbConfigurations,
 };

@@ -6,7 +6,8 @@
  * (closed, filtered, open|filtered) are not findings: nmap cannot say a service is there.
  */
 import type { EngineEvent, Finding } from '../engine.js';
-import { threatFromCvss } from '../engine.js';
+import { QOD, threatFromCvss } from '../engine.js';
+import { describeBuild, detectPackagedBuild } from '../../shared/distribution.js';
 import { child, childrenNamed, readXml, type XmlNode } from './safe-xml-reader.js';
 import { finding, invalidFile, joinParagraphs, numberOf, portOf, protocolOf, readHeader, type ImportedResults, type ImportSource } from './importer.js';
 
@@ -64,6 +65,9 @@ function portFindings(id: HostId, port: XmlNode): Finding[] {
   if (cpes.length > 0) lines.push(`cpe: ${cpes.join(' ')}`);
   const out: Finding[] = [];
   const where = { hostname: id.hostname, hostIp: id.address, port: number, protocol, service: serviceName };
+  // vulners matches by version: a version line naming a distribution's package lowers their quality.
+  const build = detectPackagedBuild(service?.attrs.version, service?.attrs.extrainfo, service?.attrs.ostype);
+  const versionQod = build ? QOD.packaged : QOD.version;
   for (const script of scripts) {
     if (script.attrs.id === 'vulners') {
       const entries = vulnersEntries(script);
@@ -79,8 +83,13 @@ function portFindings(id: HostId, port: XmlNode): Finding[] {
             threat: threatFromCvss(e.cvss),
             cvssBase: e.cvss,
             cve: [e.id.toUpperCase()],
-            evidence: joinParagraphs(`vulners: ${e.id} cvss ${e.cvss ?? 'none'} on ${e.cpe}${e.exploit ? ' (exploit known)' : ''}`, lines.join('\n')),
+            evidence: joinParagraphs(
+              `vulners: ${e.id} cvss ${e.cvss ?? 'none'} on ${e.cpe}${e.exploit ? ' (exploit known)' : ''}`,
+              build && `nmap's version line shows ${describeBuild(build)}: ${build.distribution} may have backported the fix for ${e.id} without changing the upstream version.`,
+              lines.join('\n'),
+            ),
             references: [`https://vulners.com/cve/${e.id}`],
+            qod: versionQod,
           }),
         );
       }

@@ -6,7 +6,7 @@
  * version `unknown`.
  */
 import type { EngineEvent, Finding } from '../engine.js';
-import { threatFromCvss, threatFromSeverity } from '../engine.js';
+import { QOD, threatFromCvss, threatFromSeverity } from '../engine.js';
 import { readJson } from './json-reader.js';
 import { cweOf, finding, invalidFile, joinParagraphs, numberOf, otherFields, portOf, protocolOf, type ImportedResults, type ImportSource } from './importer.js';
 
@@ -76,6 +76,8 @@ export function nucleiFinding(r: Obj): Finding {
     cve: list(cls['cve-id']).map((c) => c.toUpperCase()),
     cwe: cwes[0] ?? null,
     references: list(info.reference),
+    // A template matched what the target answered: a test, not a version inference.
+    qod: QOD.confirmed,
     evidence: joinParagraphs(
       `Matched at ${str(r['matched-at'] ?? r.matched) || str(r.host)}${matcher ? ` by matcher ${matcher}` : ''}.`,
       extracted.length > 0 && `Extracted: ${extracted.join(', ')}`,

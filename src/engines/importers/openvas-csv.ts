@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../engine.js';
 import { threatFromCvss } from '../engine.js';
+import { qodOf } from './openvas-result.js';
 import { cveIdsIn, finding, invalidFile, joinParagraphs, numberOf, otherFields, portOf, protocolOf } from './importer.js';
 
 /** Columns every Greenbone CSV export has (gvmd 9 to 24). */
@@ -34,5 +35,7 @@ export function csvRowFinding(columns: string[], row: string[], line: number): F
     cve: cveIdsIn(get('CVEs')),
     references: get('Other References').split(/[\s,]+/).filter((r) => /^https?:\/\//i.test(r)),
     evidence: joinParagraphs(get('Specific Result'), get('Vulnerability Detection Method') && `Detection: ${get('Vulnerability Detection Method')}`, otherFields(other)),
+    // Greenbone's CSV export has a QoD column (percent) since gvmd 8.
+    ...qodOf(get('QoD').replace(/%$/, '')),
   });
 }

@@ -84,7 +84,14 @@ export function resultFinding(result: XmlNode): Finding | null {
     cve,
     references: urls,
     evidence: joinParagraphs(childText(result, 'description'), tags.get('vuldetect') && `Detection: ${tags.get('vuldetect')}`, otherFields(other)),
+    ...qodOf(childText(qod, 'value')),
   });
+}
+
+/** OpenVAS's own quality of detection (0-100) as the finding's, when the result has one. */
+export function qodOf(value: string | null | undefined): { qod?: number } {
+  const n = numberOf(value);
+  return n !== null && Number.isInteger(n) && n >= 0 && n <= 100 ? { qod: n } : {};
 }
 
 /** An element's descendants as compact `path=text` pairs (for the "other fields" block). */

@@ -6,7 +6,7 @@
  * which tells apart the variants of one plugin), or the plugin id where the report predates it.
  * An alert whose confidence is 0 ("False Positive") is skipped and counted in a note.
  */
-import type { Finding, Threat } from '../engine.js';
+import { QOD, type Finding, type Threat } from '../engine.js';
 import { finding, joinParagraphs, otherFields, cweOf, portOf, protocolOf } from './importer.js';
 
 /** An alert as plain fields: XML children or JSON keys, instances as a list of field maps. */
@@ -42,6 +42,13 @@ function hostOf(url: string, site: ZapSite): { hostname: string; port: number | 
   }
 }
 
+/**
+ * ZAP's confidence (0 False Positive, 1 Low, 2 Medium, 3 High, 4 User Confirmed) as a quality of
+ * detection: Confirmed 95 (`QOD.confirmed`), High 80, Medium 70 (at the default threshold: ZAP's
+ * usual confidence, shown unless a deployment raises it), Low 30 (hidden by default).
+ */
+export const ZAP_CONFIDENCE_QOD: Record<string, number> = { '1': 30, '2': 70, '3': 80, '4': QOD.confirmed };
+
 /** Whether an alert is marked a false positive (confidence 0). */
 export function isZapFalsePositive(alert: ZapAlertFields): boolean {
   return alert.fields.get('confidence')?.trim() === '0';
@@ -57,6 +64,7 @@ export function zapAlertFindings(alert: ZapAlertFields, site: ZapSite): Finding[
   for (const [k, v] of f) if (!USED_ALERT.has(k)) other.push([k, v]);
   other.push(['confidence', f.get('confidencedesc') || f.get('confidence') || '']);
   if (!(risk in RISKS)) other.push(['riskcode', f.get('riskcode') ?? '']);
+  const qod = ZAP_CONFIDENCE_QOD[f.get('confidence')?.trim() ?? ''];
   // Reports older than ZAP 2.9 have no instances: the location is on the alert itself.
   const instances = alert.instances.length > 0 ? alert.instances : [f];
   return instances.map((instance) => {
@@ -88,6 +96,7 @@ export function zapAlertFindings(alert: ZapAlertFields, site: ZapSite): Finding[
         zapText(instance.get('otherinfo') || f.get('otherinfo')),
         otherFields([...instanceOther, ...other]),
       ),
+      ...(qod !== undefined ? { qod } : {}),
     });
   });
 }

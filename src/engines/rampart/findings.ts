@@ -3,7 +3,8 @@
  * because the rule id is part of a finding's fingerprint: renaming one would duplicate findings
  * across runs instead of updating them.
  */
-import { threatFromCvss, type Finding, type KnownVulnerability } from '../engine.js';
+import { QOD, threatFromCvss, type Finding, type KnownVulnerability } from '../engine.js';
+import { describeBuild, detectPackagedBuild, securityTrackerUrl, type PackagedBuild } from '../../shared/distribution.js';
 import type { ServiceInfo } from './checks/check.js';
 import { severityOf } from './severity.js';
 
@@ -59,16 +60,37 @@ export function serviceFinding(host: ProbedHost, port: number, service: ServiceI
   };
 }
 
-/** A known vulnerability of the product version found on a port. */
-export function knownVulnerabilityFinding(host: ProbedHost, port: number, service: ServiceInfo, v: KnownVulnerability): Finding {
+/** The distribution build a service's banner and details show (a package revision), or null for an upstream version. */
+export function packagedBuildOf(service: ServiceInfo): PackagedBuild | null {
+  return detectPackagedBuild(service.banner, ...Object.values(service.details));
+}
+
+/**
+ * A known vulnerability of the product version found on a port. Inferred from a version, never
+ * proved: `QOD.version` from an upstream version, `QOD.packaged` when the banner shows a
+ * distribution's package (whose maintainers patch the version they ship, so the fix may be
+ * there) or when NVD's configuration holds a "running on/with" condition the scan could not check.
+ */
+export function knownVulnerabilityFinding(host: ProbedHost, port: number, service: ServiceInfo, v: KnownVulnerability, build: PackagedBuild | null = null): Finding {
   const product = describeService(service);
   const firstSentence = v.description.split(/(?<=\.)\s/)[0] ?? v.description;
   const exploited = v.kev ? ' It is in the CISA Known Exploited Vulnerabilities catalog: it is being exploited in the wild.' : '';
+  const tracker = build ? securityTrackerUrl(build, v.cve) : null;
+  const caveats: string[] = [];
+  if (build) {
+    caveats.push(
+      `The service identifies itself as ${describeBuild(build)}: ${build.distribution} may have backported the fix for ${v.cve} into this package ` +
+        `without changing the upstream version, so this match from the version alone may be false.` +
+        (tracker ? ` Check the distribution's tracker (${tracker}) for the package revision that fixes it.` : ''),
+    );
+  }
+  if (v.conditions.length > 0) caveats.push(`NVD lists ${v.cve} for this version only together with ${v.conditions.join(' or ')}, which the scan could not check.`);
+  const qod = build || v.conditions.length > 0 ? QOD.packaged : QOD.version;
   return {
     ...onPort(host, port, service),
     ruleId: KNOWN_VULNERABILITY_RULE_ID,
     name: `${v.cve}: ${product}`,
-    description: `${v.description}${exploited}`,
+    description: `${v.description}${exploited}${caveats.map((c) => ` ${c}`).join('')}`,
     solution: `Upgrade ${service.product ?? service.name} to a version that fixes ${v.cve} (see the references), or apply the vendor's mitigation.`,
     threat: threatFromCvss(v.cvssBase),
     cvssBase: v.cvssBase,
@@ -77,9 +99,12 @@ export function knownVulnerabilityFinding(host: ProbedHost, port: number, servic
     cwe: v.cwe,
     evidence:
       `${product} on ${host.address}:${port} (${service.cpe}) is within the versions affected by ${v.cve}: ${firstSentence}` +
-      (v.epss !== null ? ` EPSS ${v.epss}.` : ''),
-    references: v.references,
+      (v.epss !== null ? ` EPSS ${v.epss}.` : '') +
+      (service.banner ? `\nBanner: ${service.banner}` : '') +
+      caveats.map((c) => `\n${c}`).join(''),
+    references: tracker ? [tracker, ...v.references] : v.references,
     kev: v.kev,
     epss: v.epss,
+    qod,
   };
 }

@@ -6,8 +6,8 @@
  */
 import type { EngineEvent, EngineJob, EngineLimits, Finding, VulnerabilityLookup } from '../engine.js';
 import { escapeBanner, readBanner } from './banner.js';
-import type { Check, CheckFinding, Endpoint, ServiceInfo } from './checks/check.js';
-import { knownVulnerabilityFinding, serviceFinding, type ProbedHost } from './findings.js';
+import type { Check, CheckFinding, Endpoint, ProtocolFacts, ServiceInfo } from './checks/check.js';
+import { describeService, knownVulnerabilityFinding, packagedBuildOf, serviceFinding, type ProbedHost } from './findings.js';
 import { connectTcp } from './port-scan.js';
 import type { SocketBudget } from './budget.js';
 import type { TokenBucket } from './rate-limit.js';
@@ -104,25 +104,40 @@ export class ServiceStage {
     await emit({ type: 'finding', finding: serviceFinding(host, port, service, limits.readTimeoutMs) });
 
     const located = (f: CheckFinding): Finding => ({ ...f, hostname: host.hostname, hostIp: host.address, port, protocol: 'tcp', service: service.name });
+    // Protocol facts beat versions: CVEs a check proved (its finding names them) or disproved.
+    const proven = new Set<string>();
+    const notAffected = new Map<string, string>();
+    const facts: ProtocolFacts = { notAffected: (cve, reason) => void notAffected.set(cve, reason) };
     for (const check of this.options.checks) {
       if (signal.aborted) return;
       if (!check.appliesTo(service)) continue;
       let findings: CheckFinding[];
       try {
-        findings = (await budget.with(signal, () => check.run(endpoint, service))) ?? [];
+        findings = (await budget.with(signal, () => check.run(endpoint, service, facts))) ?? [];
       } catch (error) {
         // One check failing (a service closing on us mid-check) must not stop the others.
         await emit({ type: 'log', level: 'warn', message: `Check ${check.id} on ${host.address}:${port} failed: ${error instanceof Error ? error.message : String(error)}` });
         continue;
       }
-      for (const finding of findings) if (!signal.aborted) await emit({ type: 'finding', finding: located(finding) });
+      for (const finding of findings) {
+        for (const cve of finding.cve) proven.add(cve);
+        if (!signal.aborted) await emit({ type: 'finding', finding: located(finding) });
+      }
     }
 
     const { vulnerabilities } = this.options;
     if (service.cpe && service.version && vulnerabilities) {
-      for (const vulnerability of await vulnerabilities.forCpe(service.cpe)) {
+      const build = packagedBuildOf(service);
+      const context = { server: true, ...(build?.osCpe ? { platforms: [build.osCpe] } : {}) };
+      for (const vulnerability of await vulnerabilities.forCpe(service.cpe, context)) {
         if (signal.aborted) return;
-        await emit({ type: 'finding', finding: knownVulnerabilityFinding(host, port, service, vulnerability) });
+        if (proven.has(vulnerability.cve)) continue;
+        const reason = notAffected.get(vulnerability.cve);
+        if (reason) {
+          await emit({ type: 'log', level: 'info', message: `${vulnerability.cve} matches ${describeService(service)} on ${host.address}:${port} by version, but is not reported: ${reason}.` });
+          continue;
+        }
+        await emit({ type: 'finding', finding: knownVulnerabilityFinding(host, port, service, vulnerability, build) });
       }
     }
   }

@@ -2,7 +2,7 @@
  * The cover page of the PDF report: title band, the run's particulars, present findings by threat,
  * and the confidentiality note.
  */
-import { engineLine, THREAT_ORDER } from '../report.js';
+import { engineLine, qualityLine, THREAT_ORDER } from '../report.js';
 import { keyValues, tiles } from './elements.js';
 import { formatDuration, formatUtc, listOf, plural } from './format.js';
 import { fillRect, ink, setStyle, type Pen } from './pen.js';
@@ -41,6 +41,7 @@ export function drawCover(pen: Pen): void {
       ['Engine', pdfLine(engineLine(run) ?? 'not recorded')],
       ['Vulnerability database', record.vulnDbSyncedAt ? `synced ${formatUtc(record.vulnDbSyncedAt)}` : 'never synced'],
       ['Report generated', formatUtc(record.generatedAt)],
+      ['Quality of detection', qualityLine(record.quality)],
       ['Scan id', pdfLine(scan.uuid)],
     ],
     150,

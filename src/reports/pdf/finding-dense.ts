@@ -86,7 +86,7 @@ function detailLines(f: ReportFinding, all: boolean): [string, string][] {
   const weakness = join([scored, cves, f.cwe ? pdfLine(f.cwe) : null]);
   if (weakness) lines.push([weakness, MUTED]);
   const seen = `first seen ${formatUtc(f.firstSeenAt)}, last seen ${formatUtc(f.lastSeenAt)}`;
-  lines.push([join([`Rule ${pdfLine(f.ruleId)}`, `engines ${listOf(f.engines)}`, seen]), MUTED]);
+  lines.push([join([`Rule ${pdfLine(f.ruleId)}`, `QoD ${f.qod}`, `engines ${listOf(f.engines)}`, seen]), MUTED]);
   const epss = f.epss === null ? null : `EPSS ${(f.epss * 100).toFixed(1)}% chance of exploitation in 30 days`;
   if (f.kev || epss) lines.push([join([f.kev ? 'Known exploited (CISA KEV)' : null, epss]), f.kev ? DANGER : INK]);
   return lines;

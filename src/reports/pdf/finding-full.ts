@@ -57,6 +57,7 @@ function findingMeta(f: ReportFinding): Meta[] {
   if (f.kev) cells.push({ label: 'KEV', value: 'Yes: known exploited (CISA)', color: DANGER });
   if (f.epss !== null) cells.push({ label: 'EPSS', value: `${(f.epss * 100).toFixed(1)}% chance of exploitation in 30 days` });
   cells.push(
+    { label: 'QOD', value: String(f.qod) },
     { label: 'ENGINES', value: listOf(f.engines) },
     { label: 'TRIAGE', value: f.status },
     { label: 'FIRST SEEN', value: formatUtc(f.firstSeenAt) },

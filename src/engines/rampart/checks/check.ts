@@ -59,6 +59,17 @@ export function checkFinding(fields: CheckFindingFields): CheckFinding {
 /** Identifies a TCP service; returns null when it does not recognise it (the next detector tries). */
 export type Detector = (endpoint: Endpoint, banner: string | null) => Promise<ServiceInfo | null>;
 
+/**
+ * What a check's protocol exchange proved about CVEs that a version match would otherwise report
+ * ("protocol facts beat versions"). A check that proves a CVE reports its own finding naming it
+ * (its `cve`), which then stands for the version match; one that proves the service is not
+ * affected says so here, and the version match is not reported.
+ */
+export interface ProtocolFacts {
+  /** The service is not affected by `cve`; `reason` says what the exchange showed (logged). */
+  notAffected(cve: string, reason: string): void;
+}
+
 export interface Check {
   /** Stable id of the check, e.g. `tls`, `http-headers`, `redis-noauth`. */
   id: string;
@@ -68,5 +79,5 @@ export interface Check {
    */
   attemptsLogin?: boolean;
   appliesTo(service: ServiceInfo): boolean;
-  run(endpoint: Endpoint, service: ServiceInfo): Promise<CheckFinding[]>;
+  run(endpoint: Endpoint, service: ServiceInfo, facts?: ProtocolFacts): Promise<CheckFinding[]>;
 }

@@ -17,7 +17,7 @@
  * for what is practically attackable or long deprecated; Low for what is merely past its time.
  */
 import type { Threat } from '../../engine.js';
-import { checkFinding, type Check, type CheckFinding, type Endpoint, type ServiceInfo } from './check.js';
+import { checkFinding, type Check, type CheckFinding, type Endpoint, type ProtocolFacts, type ServiceInfo } from './check.js';
 import { withSession, type Session } from '../protocols/session.js';
 import { readIdentification } from '../protocols/ssh-transport.js';
 import { printable } from './evidence.js';
@@ -71,7 +71,7 @@ const THREAT_ORDER: Threat[] = ['Informational', 'Low', 'Medium', 'High', 'Criti
 export const sshCheck: Check = {
   id: 'ssh-algorithms',
   appliesTo: (service: ServiceInfo) => service.name === 'ssh' && !service.tls,
-  run: (endpoint: Endpoint) =>
+  run: (endpoint: Endpoint, _service: ServiceInfo, facts?: ProtocolFacts) =>
     withSession(endpoint, {}, [] as CheckFinding[], async (session) => {
       const ident = await readIdentification(session);
       if (ident === null) return [];
@@ -80,7 +80,10 @@ export const sshCheck: Check = {
       const payload = await readPacket(session);
       const algorithms = payload ? parseKexInit(payload) : null;
       if (payload) session.write(disconnectPacket());
-      return algorithms ? assessSshAlgorithms(ident, algorithms) : [];
+      if (!algorithms) return [];
+      const safe = terrapinNotAffected(algorithms);
+      if (safe) facts?.notAffected('CVE-2023-48795', safe);
+      return assessSshAlgorithms(ident, algorithms);
     }),
 };
 
@@ -127,6 +130,17 @@ export function assessSshAlgorithms(ident: string, offer: SshAlgorithms): CheckF
     });
   }
   return findings;
+}
+
+/**
+ * Why the server's offer is not open to Terrapin (CVE-2023-48795), or null when it may be: it
+ * offers strict key exchange, or none of the affected modes (ChaCha20-Poly1305, CBC with an EtM MAC).
+ */
+export function terrapinNotAffected(offer: SshAlgorithms): string | null {
+  if (offer.kex.includes(STRICT_KEX)) return `the server offers strict key exchange (${STRICT_KEX}), the fix of CVE-2023-48795`;
+  const chacha = offer.ciphers.includes('chacha20-poly1305@openssh.com');
+  const cbcEtm = offer.ciphers.some((c) => /-cbc(@.*)?$/.test(c)) && offer.macs.some((m) => m.endsWith('-etm@openssh.com'));
+  return chacha || cbcEtm ? null : 'the server offers none of the modes CVE-2023-48795 needs (ChaCha20-Poly1305, CBC with an EtM MAC)';
 }
 
 /** Parses the payload of an SSH_MSG_KEXINIT (message byte first); null when it is not one. */
