@@ -63,20 +63,20 @@ const TLS_RULE = /^rampart:tls-(?!protocols$|cert-)/;
 
 const TRUTH: Weakness[] = [
   // web: sshd with passwords and legacy algorithms, telnetd, Apache with a listing and mod_status.
-  { id: 'ssh-password-auth', host: 'web', port: 22, protocol: 'tcp', rule: /ssh.*(password|keyboard|kbd|auth-?method)/, severity: ['Low', 'Medium'] }, // rule id to confirm after merge; issue: "low/medium"
+  { id: 'ssh-password-auth', host: 'web', port: 22, protocol: 'tcp', rule: /ssh.*(password|keyboard|kbd|auth-?method)/, severity: ['Low', 'Medium'] }, // rule id to confirm after merge (branch i14-mysql-ssh: rampart:ssh-password-auth); issue: "low/medium"
   { id: 'ssh-weak-kex', host: 'web', port: 22, protocol: 'tcp', rule: /^rampart:ssh-weak-kex$/, severity: 'Medium' }, // table silent: group1-sha1 as today's rule rates it
   { id: 'ssh-weak-cipher', host: 'web', port: 22, protocol: 'tcp', rule: /^rampart:ssh-weak-cipher$/, severity: 'Medium' }, // 3des-cbc, as today's rule rates it
   { id: 'ssh-weak-mac', host: 'web', port: 22, protocol: 'tcp', rule: /^rampart:ssh-weak-mac$/, severity: 'Medium' }, // hmac-md5, as today's rule rates it
   { id: 'telnet-exposed', host: 'web', port: 23, protocol: 'tcp', rule: /^rampart:telnet/, severity: 'High' }, // issue table
-  { id: 'http-listing', host: 'web', port: 80, protocol: 'tcp', rule: /http-(directory-listing|listing)/, severity: 'Medium' }, // /backups/, linked from / only: rule id to confirm after merge
-  { id: 'http-sensitive-file', host: 'web', port: 80, protocol: 'tcp', rule: /http-.*(sensitive|backup|listing)/, text: /db\.sql\.bak/, severity: ['Medium', 'High'] }, // rule id to confirm after merge; a database dump anyone can read
+  { id: 'http-listing', host: 'web', port: 80, protocol: 'tcp', rule: /http-(directory-listing|listing)/, severity: 'Medium' }, // /backups/, linked from / only: rule id to confirm after merge (i14-http-ftp also has rampart:http-listing-sensitive-files)
+  { id: 'http-sensitive-file', host: 'web', port: 80, protocol: 'tcp', rule: /http-.*(sensitive|backup|listing)/, text: /db\.sql\.bak/, severity: ['Medium', 'High'] }, // rule id to confirm after merge (i14-http-ftp: rampart:http-listing-sensitive-files); a database dump anyone can read; table silent
   { id: 'http-server-status', host: 'web', port: 80, protocol: 'tcp', rule: /http-(status-page|server-status|status)/, severity: 'Medium' }, // rule id to confirm after merge
   { id: 'http-missing-headers', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-missing-(csp|frame-options|content-type-options)$/, severity: 'Low' },
   { id: 'http-no-https', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-no-https-redirect$/, severity: 'Medium' },
   { id: 'http-version-disclosure', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-version-disclosure$/, severity: 'Low' },
   // files: vsftpd with anonymous read of backup.sql and a writable upload/, an anonymous rsync module.
   { id: 'ftp-anonymous', host: 'files', port: 21, protocol: 'tcp', rule: /^rampart:ftp-anonymous(-login|-access|-read)?$/, severity: 'Medium' },
-  { id: 'ftp-sensitive-file', host: 'files', port: 21, protocol: 'tcp', rule: /ftp-.*(sensitive|readable|files?)/, text: /backup\.sql/, severity: ['Medium', 'High'] }, // rule id to confirm after merge
+  { id: 'ftp-sensitive-file', host: 'files', port: 21, protocol: 'tcp', rule: /ftp-.*(sensitive|readable|files?)/, text: /backup\.sql/, severity: ['Medium', 'High'] }, // rule id to confirm after merge (i14-http-ftp: rampart:ftp-sensitive-files); table silent
   { id: 'ftp-anonymous-write', host: 'files', port: 21, protocol: 'tcp', rule: /ftp-.*writ/, severity: 'High' }, // rule id to confirm after merge (inferred, never written)
   { id: 'ftp-cleartext', host: 'files', port: 21, protocol: 'tcp', rule: /^rampart:ftp-no-starttls$/, severity: 'Medium' },
   { id: 'rsync-anonymous-module', host: 'files', port: 873, protocol: 'tcp', rule: /^rampart:rsync-/, severity: 'Medium' }, // table silent: as today's rule rates it
@@ -84,14 +84,16 @@ const TRUTH: Weakness[] = [
   { id: 'redis-noauth', host: 'data', port: 6379, protocol: 'tcp', rule: /^rampart:redis-noauth$/, severity: 'Critical' }, // issue table
   { id: 'memcached-noauth', host: 'data', port: 11211, protocol: 'tcp', rule: /^rampart:memcached-noauth$/, severity: 'Medium' }, // table silent: as today's rule rates it
   { id: 'memcached-udp', host: 'data', port: 11211, protocol: 'udp', rule: /^rampart:udp-memcached/, severity: 'High' }, // table silent: amplification, as today's rule rates it
-  { id: 'mysql-root-empty-password', host: 'data', port: 3306, protocol: 'tcp', rule: /mysql.*(empty|no|blank).*pass|mysql-noauth|mysql.*root/, severity: 'Critical' }, // rule id to confirm after merge; issue table
-  { id: 'mysql-no-tls', host: 'data', port: 3306, protocol: 'tcp', rule: /mysql.*(tls|ssl|cleartext|plaintext)/, severity: ['Low', 'Medium'] }, // rule id to confirm after merge
+  { id: 'mysql-root-empty-password', host: 'data', port: 3306, protocol: 'tcp', rule: /mysql.*(empty|no|blank).*pass|mysql-noauth|mysql.*root/, severity: 'Critical' }, // rule id to confirm after merge (i14-mysql-ssh: rampart:mysql-empty-password); issue table
+  { id: 'mysql-no-tls', host: 'data', port: 3306, protocol: 'tcp', rule: /mysql.*(tls|ssl|cleartext|plaintext)/, severity: ['Low', 'Medium'] }, // rule id to confirm after merge (i14-mysql-ssh: rampart:mysql-no-tls / mysql-tls-not-required); table silent
   { id: 'snmp-public', host: 'data', port: 161, protocol: 'udp', rule: /snmp.*(public|default-community)/, severity: 'Medium' }, // issue table
   // tls: openssl s_server with every suite (NULL and anonymous included) and an expired self-signed certificate.
   { id: 'tls-null-suites', host: 'tls', port: 443, protocol: 'tcp', rule: TLS_RULE, text: /\bNULL\b|eNULL|_NULL_|-NULL-/, severity: 'High' }, // issue table
   { id: 'tls-anonymous-suites', host: 'tls', port: 443, protocol: 'tcp', rule: TLS_RULE, text: /anonymous|aNULL|ADH|AECDH|_anon_/i, severity: 'High' }, // issue table
   // No 3DES or RC4 item: Debian 12's OpenSSL 3.0 offers neither ('openssl ciphers 3DES' matches nothing), so s_server cannot accept them.
-  { id: 'tls-no-forward-secrecy', host: 'tls', port: 443, protocol: 'tcp', rule: TLS_RULE, text: /forward secrecy/i, severity: ['Low', 'Medium'] }, // rule id to confirm after merge
+  { id: 'tls-no-forward-secrecy', host: 'tls', port: 443, protocol: 'tcp', rule: TLS_RULE, text: /forward secrecy/i, severity: ['Low', 'Medium'] }, // rule id to confirm after merge (i14-tls: rampart:tls-no-forward-secrecy); table silent
+  { id: 'tls-cbc-tls1.0', host: 'tls', port: 443, protocol: 'tcp', rule: /^rampart:tls-cbc/, severity: ['Low', 'Medium'] }, // rule id to confirm after merge (i14-tls: rampart:tls-cbc-tls10); table silent
+  { id: 'tls-no-server-order', host: 'tls', port: 443, protocol: 'tcp', rule: /^rampart:tls-no-server-cipher-order$|tls-.*(preference|order)/, severity: ['Informational', 'Low'] }, // s_server without -serverpref; rule id to confirm after merge (i14-tls); table silent
   { id: 'tls-1.0', host: 'tls', port: 443, protocol: 'tcp', rule: /^rampart:tls-tls10-accepted$|tls.*1\.?0/, severity: 'Medium' },
   { id: 'tls-1.1', host: 'tls', port: 443, protocol: 'tcp', rule: /^rampart:tls-tls11-accepted$|tls.*1\.?1/, severity: 'Low' },
   { id: 'tls-cert-expired', host: 'tls', port: 443, protocol: 'tcp', rule: /^rampart:tls-cert-expired$/, severity: 'High' }, // issue table
@@ -328,7 +330,13 @@ function printRun(run: number, s: RunScore): void {
   if (s.missingPorts.length) console.log(`  open ports not seen: ${s.missingPorts.join(' ')}`);
   for (const w of s.missed) console.log(`  missed: ${w.id} (${w.host}:${w.port}/${w.protocol})`);
   for (const f of s.falsePositives) console.log(`  false positive: ${line(f)}: ${f.name}`);
-  for (const f of s.cveFalsePositives) console.log(`  false CVE: ${line(f)}`);
+  // One line per CVE: the same CVE on every host running the same package.
+  const byCve = new Map<string, Finding[]>();
+  for (const f of s.cveFalsePositives) {
+    const key = `${f.cve.join(',')} ${f.threat}${f.qod !== undefined ? ` QoD ${f.qod}` : ''}`;
+    byCve.set(key, [...(byCve.get(key) ?? []), f]);
+  }
+  for (const [cve, list] of byCve) console.log(`  false CVE: ${cve} (${list[0]!.name.replace(/^[^:]*: /, '')}) on ${list.map(where).join(' ')}`);
   if (s.hiddenCves.length) console.log(`  CVE findings below QoD ${DEFAULT_MIN_QOD} (hidden by default): ${s.hiddenCves.length} (${[...new Set(s.hiddenCves.map((f) => f.cve[0]))].join(', ')})`);
   for (const m of s.mismatches) console.log(`  severity: ${m.weakness.id} expected ${accepted(m.weakness).join('/')}, reported ${m.seen.join('/')}`);
   for (const note of s.notes) console.log(`  note: ${note}`);
