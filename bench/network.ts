@@ -100,7 +100,7 @@ const TRUTH: Weakness[] = [
   { id: 'tls-cert-self-signed', host: 'tls', port: 443, protocol: 'tcp', rule: /^rampart:tls-cert-self-signed$/, severity: 'Low' },
 ];
 
-/** The open ports of each host (TCP, then UDP services that answer), for completeness. */
+/** The open TCP ports of each host, for completeness. */
 const OPEN_TCP: Record<HostName, number[]> = {
   web: [22, 23, 80],
   'web-safe': [22, 80, 443],
@@ -111,6 +111,8 @@ const OPEN_TCP: Record<HostName, number[]> = {
   tls: [22, 443],
   'tls-safe': [22, 443],
 };
+/** The UDP services that answer the engine's probes (the twin's snmpd answers no probe: its community is secret). */
+const OPEN_UDP: Partial<Record<HostName, number[]>> = { data: [161, 11211] };
 
 // ---------------------------------------------------------------------------------------------
 // Set-up: as root, with the bench's CA trusted the way a deployment trusts its private CA
@@ -269,6 +271,8 @@ interface RunScore {
   seconds: number;
   found: Weakness[];
   missed: Weakness[];
+  /** Reported only below the default QoD threshold: not in a default report, so not counted as found. */
+  hidden: Array<{ weakness: Weakness; qod: number }>;
   falsePositives: Finding[];
   cveFalsePositives: Finding[];
   hiddenCves: Finding[];
@@ -295,23 +299,31 @@ function scoreRun(result: RunResult): RunScore {
   const shown = result.findings.filter((f) => qodOf(f) >= DEFAULT_MIN_QOD);
   const found: Weakness[] = [];
   const missed: Weakness[] = [];
+  const hidden: RunScore['hidden'] = [];
   const mismatches: RunScore['mismatches'] = [];
   for (const w of TRUTH) {
     const hits = shown.filter((f) => matches(w, f));
     if (hits.length === 0) {
-      missed.push(w);
+      const below = result.findings.filter((f) => matches(w, f)).map(qodOf);
+      if (below.length > 0) hidden.push({ weakness: w, qod: Math.max(...below) });
+      else missed.push(w);
       continue;
     }
     found.push(w);
     if (!hits.some((f) => accepted(w).includes(f.threat))) mismatches.push({ weakness: w, seen: [...new Set(hits.map((f) => f.threat))] });
   }
   const unexplained = shown.filter((f) => atLeastLow(f) && !TRUTH.some((w) => matches(w, f)));
-  const seenPorts = new Set(result.findings.filter((f) => (f.protocol ?? 'tcp') === 'tcp').map((f) => `${f.hostIp}:${f.port}`));
-  const missingPorts = HOST_NAMES.flatMap((h) => OPEN_TCP[h].filter((p) => !seenPorts.has(`${addressOf(h)}:${p}`)).map((p) => `${h}:${p}`));
+  const seenPorts = new Set(result.findings.map((f) => `${f.hostIp}:${f.port}/${f.protocol ?? 'tcp'}`));
+  const expected = HOST_NAMES.flatMap((h) => [...OPEN_TCP[h].map((p) => `${h}:${p}/tcp`), ...(OPEN_UDP[h] ?? []).map((p) => `${h}:${p}/udp`)]);
+  const missingPorts = expected.filter((port) => {
+    const [host, rest] = port.split(':') as [HostName, string];
+    return !seenPorts.has(`${addressOf(host)}:${rest}`);
+  });
   return {
     seconds: result.seconds,
     found,
     missed,
+    hidden,
     falsePositives: unexplained.filter((f) => !isCve(f)),
     cveFalsePositives: unexplained.filter(isCve),
     hiddenCves: result.findings.filter((f) => isCve(f) && qodOf(f) < DEFAULT_MIN_QOD),
@@ -325,10 +337,11 @@ function scoreRun(result: RunResult): RunScore {
 
 function printRun(run: number, s: RunScore): void {
   const line = (f: Finding) => `${f.ruleId} ${where(f)} ${f.threat}${f.qod !== undefined ? ` QoD ${f.qod}` : ''}${isCve(f) ? ` ${f.cve.join(',')}` : ''}`;
-  console.log(`\nrun ${run}: ${s.seconds.toFixed(1)} s, ${s.complete ? 'complete' : 'INCOMPLETE'}; found ${s.found.length} of ${TRUTH.length} weaknesses; false positives ${s.falsePositives.length} (+ ${s.cveFalsePositives.length} CVE at QoD >= ${DEFAULT_MIN_QOD}); severity mismatches ${s.mismatches.length}`);
+  console.log(`\nrun ${run}: ${s.seconds.toFixed(1)} s, ${s.complete ? 'complete' : 'INCOMPLETE'}; found ${s.found.length} of ${TRUTH.length} weaknesses${s.hidden.length ? ` (+ ${s.hidden.length} below QoD ${DEFAULT_MIN_QOD})` : ''}; false positives ${s.falsePositives.length} (+ ${s.cveFalsePositives.length} CVE at QoD >= ${DEFAULT_MIN_QOD}); severity mismatches ${s.mismatches.length}`);
   if (s.error) console.log(`  run failed: ${s.error}`);
   if (s.missingPorts.length) console.log(`  open ports not seen: ${s.missingPorts.join(' ')}`);
   for (const w of s.missed) console.log(`  missed: ${w.id} (${w.host}:${w.port}/${w.protocol})`);
+  for (const { weakness: w, qod } of s.hidden) console.log(`  hidden: ${w.id} (${w.host}:${w.port}/${w.protocol}) reported at QoD ${qod}, below the default ${DEFAULT_MIN_QOD}`);
   for (const f of s.falsePositives) console.log(`  false positive: ${line(f)}: ${f.name}`);
   // One line per CVE: the same CVE on every host running the same package.
   const byCve = new Map<string, Finding[]>();
@@ -346,9 +359,9 @@ function printSummary(scores: RunScore[]): void {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const safeHosts = HOST_NAMES.filter((h) => !TRUTH.some((w) => w.host === h));
   const onSafe = scores.flatMap((s) => [...s.falsePositives, ...s.cveFalsePositives]).filter((f) => safeHosts.includes(hostOf(f)!));
-  const everMissed = [...new Set(scores.flatMap((s) => s.missed.map((w) => w.id)))];
+  const everMissed = [...new Set(scores.flatMap((s) => [...s.missed, ...s.hidden.map((h) => h.weakness)].map((w) => w.id)))];
   console.log(
-    `\nsummary over ${scores.length} runs: found ${scores.map((s) => s.found.length).join('/')} of ${TRUTH.length} weaknesses` +
+    `\nsummary over ${scores.length} runs: found ${scores.map((s) => s.found.length).join('/')} of ${TRUTH.length} weaknesses (below QoD ${DEFAULT_MIN_QOD}: ${scores.map((s) => s.hidden.length).join('/')})` +
       `; false positives ${scores.map((s) => s.falsePositives.length).join('/')} (CVE at QoD >= ${DEFAULT_MIN_QOD}: ${scores.map((s) => s.cveFalsePositives.length).join('/')})` +
       `; Low-or-above findings on safe twins ${onSafe.length}; severity mismatches ${scores.map((s) => s.mismatches.length).join('/')}` +
       `; complete runs ${scores.filter((s) => s.complete).length} of ${scores.length}; mean time ${mean(scores.map((s) => s.seconds)).toFixed(1)} s` +
