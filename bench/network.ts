@@ -67,6 +67,7 @@ const TRUTH: Weakness[] = [
   { id: 'telnet-exposed', host: 'web', port: 23, protocol: 'tcp', rule: /^rampart:telnet/, severity: 'High' }, // issue table
   { id: 'http-listing', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-directory-listing$/, severity: 'Medium' }, // /backups/, linked from / only
   { id: 'http-sensitive-file', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-listing-sensitive-files$/, text: /db\.sql\.bak/, severity: 'Medium' }, // judged on the name: Medium (a dump proved by its content is http-backup-exposed, High)
+  { id: 'http-dump-served', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-backup-exposed$/, text: /db\.sql\.bak/, severity: 'High' }, // the dump downloads and its content proves it (docs/SEVERITY.md)
   { id: 'http-server-status', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-status-page-exposed$/, severity: 'Medium' },
   { id: 'http-missing-headers', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-missing-(csp|frame-options|content-type-options)$/, severity: 'Low' },
   { id: 'http-no-https', host: 'web', port: 80, protocol: 'tcp', rule: /^rampart:http-no-https-redirect$/, severity: 'Medium' },
