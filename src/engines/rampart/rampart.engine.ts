@@ -22,7 +22,7 @@ import { applyOptions, rampartOptionsSchema, UNCAPPED, type OptionCaps } from '.
 import { withSeverityBasis } from './severity.js';
 
 /** Version recorded on each run; bump it when what the engine finds changes. */
-export const RAMPART_ENGINE_VERSION = '0.2.0';
+export const RAMPART_ENGINE_VERSION = '0.3.0';
 
 /** Ports worked on at once by the service stage (each holds a connection for a while). */
 const SERVICE_CONCURRENCY = 32;
