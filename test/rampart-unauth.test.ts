@@ -232,12 +232,12 @@ test('a 200 that is not a cluster answer gives no Elasticsearch finding', async 
 
 /** Every path under `dir` with its size and modification time: what a scan must leave as it found it. */
 async function snapshot(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  // Relative paths (Node 20.11 has no Dirent.parentPath).
+  const entries = await readdir(dir, { recursive: true });
   const lines = await Promise.all(
-    entries.map(async (entry) => {
-      const full = path.join(entry.parentPath, entry.name);
-      const info = await stat(full);
-      return `${path.relative(dir, full)} ${info.size} ${info.mtimeMs}`;
+    entries.map(async (relative) => {
+      const info = await stat(path.join(dir, relative));
+      return `${relative} ${info.size} ${info.mtimeMs}`;
     }),
   );
   return [`. ${(await stat(dir)).mtimeMs}`, ...lines.sort()];
