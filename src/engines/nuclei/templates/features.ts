@@ -114,7 +114,8 @@ function scanHttp(b: HttpRequest, extracted: Set<string>, scan: Scan): void {
   const f = scan.features;
   if (b.path.length > 0) f.add('http.path');
   if (b.raw.length > 0) f.add('http.raw');
-  if (b.raw.some((r) => /^\s*@[A-Za-z-]+\s*:/m.test(r))) f.add('http.raw-annotations');
+  // `@timeout: 10s`, `@timeout 20s` (42 templates omit the colon), `@Host:`, `@tls-sni:`.
+  if (b.raw.some((r) => /^\s*@[A-Za-z-]+(\s*:|\s)/m.test(r))) f.add('http.raw-annotations');
   const flags: Array<[boolean, string]> = [
     [b.redirects, 'http.redirects'], [b.unsafe, 'http.unsafe'], [b.disablePathAutomerge, 'http.disable-path-automerge'],
     [b.iterateAll, 'http.iterate-all'], [b.cookieReuse, 'http.cookie-reuse'], [b.race, 'http.race'],
@@ -183,8 +184,10 @@ export function analyzeTemplateFeatures(t: Template): string[] {
   }
 
   for (const fn of [...scan.markerNames.functions, ...scan.dslNames.functions]) f.add(`dsl:${canonicalDslFunction(fn)}`);
+  // A JS flow may define variables with set("name", ...); they are not user inputs.
+  const flowSet = [...(t.flow ?? '').matchAll(/\bset\(\s*["']([\w-]+)["']/g)].map((m) => m[1] as string);
   const defined = new Set([
-    ...Object.keys(t.variables), ...extracted,
+    ...Object.keys(t.variables), ...extracted, ...flowSet,
     ...[...t.http, ...t.tcp].flatMap((b) => Object.keys(b.payloads)),
   ]);
   for (const name of scan.markerNames.variables) {

@@ -176,6 +176,7 @@ function parseTcp(b: Obj): TcpRequest {
   return {
     ...parseOperators(b),
     host: strList(b.host),
+    port: str(b.port),
     inputs,
     readSize: num(b['read-size']),
     readAll: bool(b['read-all']),

@@ -124,6 +124,8 @@ export interface TcpInput {
 /** One `tcp:` (or `network:`) block. */
 export interface TcpRequest extends OperatorsBlock {
   host: string[];
+  /** `port`: one port or a comma-separated list, as written (the target's port when absent). */
+  port?: string;
   inputs: TcpInput[];
   readSize?: number;
   readAll: boolean;
