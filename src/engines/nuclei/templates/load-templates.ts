@@ -109,7 +109,9 @@ export async function loadTemplatesCached(directory: string, options: LoadOption
   }
   const loading = loadEntries(root, entries, fingerprint, options);
   cache.set(root, loading);
-  loading.catch(() => cache.delete(root));
+  loading.catch(() => {
+    if (cache.get(root) === loading) cache.delete(root);
+  });
   return loading;
 }
 
