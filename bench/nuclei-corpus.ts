@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { analyzeTemplateFeatures, findBlockingFeatures } from '../src/engines/nuclei/templates/features.js';
+import { summarizeCoverage } from '../src/engines/nuclei/templates/coverage.js';
 import { levelFeatureSets } from '../src/engines/nuclei/templates/levels.js';
 import { loadTemplates } from '../src/engines/nuclei/templates/load-templates.js';
 import { isInDefaultSet, NETWORK_PROTOCOLS } from '../src/engines/nuclei/templates/safety.js';
@@ -52,11 +53,9 @@ for (const { level, supported } of levelFeatureSets()) {
 }
 
 const top = levelFeatureSets().at(-1)?.supported ?? new Set<string>();
-const blockers = new Map<string, number>();
-for (const a of defaults) for (const b of findBlockingFeatures(a.features, top)) blockers.set(b, (blockers.get(b) ?? 0) + 1);
 console.log('');
 console.log('blockers at L10 (default set, templates):');
-for (const [name, count] of [...blockers].sort((x, y) => y[1] - x[1]).slice(0, 15)) console.log(`  ${name} ${count}`);
+for (const { feature, templates } of summarizeCoverage(loaded.templates, top).blockers.slice(0, 15)) console.log(`  ${feature} ${templates}`);
 
 console.log('');
 console.log(`load time:   ${(loadMs / 1000).toFixed(2)} s (${loaded.templates.length + loaded.failures.length} files)`);

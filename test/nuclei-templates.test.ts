@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { canonicalDslFunction, readExpressionNames, readMarkers } from '../src/engines/nuclei/templates/dsl-names.js';
 import { analyzeTemplateFeatures, checkExecutable, isSimpleFlow } from '../src/engines/nuclei/templates/features.js';
+import { summarizeCoverage } from '../src/engines/nuclei/templates/coverage.js';
 import { levelFeatureSets } from '../src/engines/nuclei/templates/levels.js';
 import { clearTemplateCache, loadTemplates, loadTemplatesCached } from '../src/engines/nuclei/templates/load-templates.js';
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
@@ -165,6 +166,19 @@ describe('nuclei templates: feature analysis', { skip }, () => {
       assert.deepEqual(analyzeTemplateFeatures(await load(file)), features);
     });
   }
+
+  it('summarises coverage of a bounded sample (dns, ssl, network) per level, with blockers by count', async () => {
+    const sample: Template[] = [];
+    for (const folder of ['dns', 'ssl', 'network']) sample.push(...(await loadTemplates(path.join(CORPUS, folder))).templates);
+    const l7 = summarizeCoverage(sample, level('L7'));
+    assert.deepEqual([l7.templates, l7.defaultSet, l7.executable], [343, 340, 0]);
+    assert.deepEqual(l7.blockers.slice(0, 2), [{ feature: 'tcp', templates: 273 }, { feature: 'tcp.hex', templates: 180 }]);
+    const l8 = summarizeCoverage(sample, level('L8'));
+    assert.deepEqual(l8, {
+      templates: 343, defaultSet: 340, executable: 331, share: 331 / 340,
+      blockers: [{ feature: 'interactsh', templates: 7 }, { feature: 'var-input', templates: 2 }],
+    });
+  });
 
   it('says which features block a template at each level', async () => {
     const t = await load('http/vulnerabilities/other/caimore-gateway-rce.yaml');
