@@ -208,6 +208,26 @@ describe('nuclei templates: DSL names', () => {
   });
 });
 
+describe('nuclei templates: feature edge cases (synthetic)', () => {
+  it('ignores `@` body lines and literal `{{7*7}}`, and tells defined names from -var inputs', () => {
+    const text = [
+      'id: synthetic', 'info:', '  name: Synthetic', '  severity: INFO', 'variables:', '  marker: "{{randstr}}"',
+      'http:', '  - raw:', '      - |', '        POST /{{marker}} HTTP/1.1', '        Host: {{Hostname}}', '',
+      '        @notanannotation: x', '        q={{7*7}}&u={{username}}&c={{csrf}}&p={{pw}}&b={{body_1}}',
+      '    payloads:', '      pw: ["a"]',
+      '    extractors:', '      - type: regex', '        name: csrf', '        internal: true', '        regex: ["c=([a-z]+)"]',
+    ].join('\n');
+    const t = parseTemplate(text, 'synthetic.yaml');
+    assert.ok(!isTemplateFailure(t));
+    assert.equal(t.info.severity, 'info');
+    assert.deepEqual(analyzeTemplateFeatures(t), [
+      // No `dsl`: `{{7*7}}` names no function, so nuclei sends it as text.
+      'attack.batteringram', 'extractor.internal', 'extractor.regex', 'helper:Hostname', 'helper:randstr',
+      'http.raw', 'payloads', 'var-input', 'variables', 'variables.indexed',
+    ]);
+  });
+});
+
 describe('nuclei templates: loader', { skip }, () => {
   async function fixture(): Promise<string> {
     const dir = await mkdtemp(path.join(tmpdir(), 'rampart-nuclei-'));

@@ -110,12 +110,19 @@ function scanHttpPart(part: string | undefined, extracted: Set<string>, scan: Sc
   else scan.features.add('part.header-name');
 }
 
+/**
+ * Annotations head a raw request, before its request line: `@timeout: 10s`, `@timeout 20s` (42
+ * templates omit the colon), `@Host:`, `@tls-sni:`. An `@` line in the body is not one.
+ */
+function hasRawAnnotation(raw: string): boolean {
+  return /^\s*@[A-Za-z-]+(\s*:|\s)/.test(raw.trimStart());
+}
+
 function scanHttp(b: HttpRequest, extracted: Set<string>, scan: Scan): void {
   const f = scan.features;
   if (b.path.length > 0) f.add('http.path');
   if (b.raw.length > 0) f.add('http.raw');
-  // `@timeout: 10s`, `@timeout 20s` (42 templates omit the colon), `@Host:`, `@tls-sni:`.
-  if (b.raw.some((r) => /^\s*@[A-Za-z-]+(\s*:|\s)/m.test(r))) f.add('http.raw-annotations');
+  if (b.raw.some(hasRawAnnotation)) f.add('http.raw-annotations');
   const flags: Array<[boolean, string]> = [
     [b.redirects, 'http.redirects'], [b.unsafe, 'http.unsafe'], [b.disablePathAutomerge, 'http.disable-path-automerge'],
     [b.iterateAll, 'http.iterate-all'], [b.cookieReuse, 'http.cookie-reuse'], [b.race, 'http.race'],
