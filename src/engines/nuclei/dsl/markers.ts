@@ -1,0 +1,94 @@
+/**
+ * `{{...}}` marker expansion in request parts, as nuclei's expressions.Evaluate does it:
+ * 1. plain markers `{{name}}` and `§name§` whose name is a variable are replaced by its text;
+ * 2. every remaining `{{...}}` is an expression only if it compiles and names a function or a
+ *    variable (so `{{7*7}}` stays literal); for a nested marker the closing `}}` is searched
+ *    outward until the text between compiles, e.g. `{{base64("{{user}}")}}`;
+ * 3. each expression is evaluated with its inner markers replaced, and the marker is replaced by
+ *    the result; one that fails to evaluate stays as written.
+ */
+import { FUNCTION_NAMES, lookupFunction } from './functions/index.js';
+import { parseExpression } from './parser.js';
+import { isDslError, toText, type DslVariables } from './values.js';
+
+/** nuclei's iteration cap on marker search. */
+const MAX_ITERATIONS = 250;
+
+/** Replaces `open + name + close` for every variable name present (fasttemplate semantics). */
+function replacePlain(text: string, variables: DslVariables, open: string, close: string): string {
+  let out = '';
+  let rest = text;
+  for (;;) {
+    const start = rest.indexOf(open);
+    if (start < 0) return out + rest;
+    const end = rest.indexOf(close, start + open.length);
+    if (end < 0) return out + rest;
+    const name = rest.slice(start + open.length, end);
+    out += rest.slice(0, start) + (Object.hasOwn(variables, name) ? toText(variables[name]) : open + name + close);
+    rest = rest.slice(end + close.length);
+  }
+}
+
+/** Step 1 of nuclei's evaluate: plain `{{name}}` then `§name§` replacement. */
+export function replaceVariables(text: string, variables: DslVariables): string {
+  return replacePlain(replacePlain(text, variables, '{{', '}}'), variables, '§', '§');
+}
+
+/** nuclei's isExpression: compiles, and mentions a variable or function name (plain parse), or needs functions to compile. */
+function isExpression(candidate: string, variables: DslVariables): boolean {
+  try {
+    parseExpression(candidate, undefined);
+    return Object.keys(variables).some((name) => candidate.includes(name)) || FUNCTION_NAMES.some((name) => candidate.includes(name));
+  } catch {
+    try {
+      parseExpression(candidate, lookupFunction);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** nuclei's FindExpressions: the expressions inside `{{ }}` markers, in order. */
+export function findExpressions(text: string, variables: DslVariables): string[] {
+  const found: string[] = [];
+  let data = text;
+  for (let iteration = 0; iteration <= MAX_ITERATIONS; iteration++) {
+    const open = data.indexOf('{{');
+    if (open < 0) break;
+    const inner = open + 2;
+    let skip = inner;
+    let closedAt = -1;
+    for (;;) {
+      const close = data.indexOf('}}', skip);
+      if (close < 0) break;
+      const candidate = data.slice(inner, close);
+      if (isExpression(candidate, variables)) {
+        found.push(candidate);
+        closedAt = close + 2;
+        break;
+      }
+      skip = close + 2;
+    }
+    data = closedAt >= 0 ? data.slice(closedAt) : data.slice(inner);
+  }
+  return found;
+}
+
+/** Expands the markers of a request part with the given variables; never throws. */
+export function expandMarkers(text: string, variables: DslVariables): string {
+  let data = replaceVariables(text, variables);
+  for (const expression of findExpressions(data, variables)) {
+    let node;
+    try {
+      node = parseExpression(replaceVariables(expression, variables), lookupFunction);
+    } catch {
+      continue;
+    }
+    const result = node(variables);
+    if (isDslError(result)) continue;
+    // Replace the marker as written (inner markers included), once, like replacer.ReplaceOne.
+    data = data.replace(`{{${expression}}}`, () => toText(result));
+  }
+  return data;
+}
