@@ -315,6 +315,8 @@ describe('nuclei DSL: {{...}} marker expansion', () => {
     ['§user§:{{user}}', 'admin:admin'],
     ['{{rand_base(0)}}-{{concat("a","b")}}', '-ab'],
     ['{{', '{{'],
+    ["{{md5({{num}})}}'", "b706835de79a2b4e80506f582af3676a'"], // nested: the inner name resolves first
+    ['{{md5({{missing}})}}', '{{md5({{missing}})}}'],
   ];
   for (const [input, expected] of cases) {
     it(input, () => assert.equal(expandMarkers(input, vars), expected));

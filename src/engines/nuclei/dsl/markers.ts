@@ -1,9 +1,10 @@
 /**
  * `{{...}}` marker expansion in request parts, as nuclei's expressions.Evaluate does it:
- * 1. plain markers `{{name}}` and `§name§` whose name is a variable are replaced by its text;
+ * 1. plain markers `{{name}}` and `§name§` whose name is a variable are replaced by its text
+ *    (in a nested marker only the innermost name: `{{md5({{num}})}}` -> `{{md5(999)}}`);
  * 2. every remaining `{{...}}` is an expression only if it compiles and names a function or a
- *    variable (so `{{7*7}}` stays literal); for a nested marker the closing `}}` is searched
- *    outward until the text between compiles, e.g. `{{base64("{{user}}")}}`;
+ *    variable (so `{{7*7}}` stays literal); the closing `}}` is searched outward until the text
+ *    between compiles, so a marker still nested (unknown inner name) is kept whole;
  * 3. each expression is evaluated with its inner markers replaced, and the marker is replaced by
  *    the result; one that fails to evaluate stays as written.
  */
@@ -23,8 +24,16 @@ function replacePlain(text: string, variables: DslVariables, open: string, close
     if (start < 0) return out + rest;
     const end = rest.indexOf(close, start + open.length);
     if (end < 0) return out + rest;
-    const name = rest.slice(start + open.length, end);
-    out += rest.slice(0, start) + (Object.hasOwn(variables, name) ? toText(variables[name]) : open + name + close);
+    let name = rest.slice(start + open.length, end);
+    out += rest.slice(0, start);
+    // A nested marker ("{{md5({{num}})}}" reads the tag "md5({{num"): nuclei keeps the outer
+    // prefix and resolves only the innermost name, giving "{{md5(999)}}" for the next step.
+    const inner = name.lastIndexOf(open);
+    if (inner >= 0) {
+      out += open + name.slice(0, inner);
+      name = name.slice(inner + open.length);
+    }
+    out += Object.hasOwn(variables, name) ? toText(variables[name]) : open + name + close;
     rest = rest.slice(end + close.length);
   }
 }
@@ -79,16 +88,18 @@ export function findExpressions(text: string, variables: DslVariables): string[]
 export function expandMarkers(text: string, variables: DslVariables): string {
   let data = replaceVariables(text, variables);
   for (const expression of findExpressions(data, variables)) {
+    const resolved = replaceVariables(expression, variables);
     let node;
     try {
-      node = parseExpression(replaceVariables(expression, variables), lookupFunction);
+      node = parseExpression(resolved, lookupFunction);
     } catch {
       continue;
     }
     const result = node(variables);
     if (isDslError(result)) continue;
-    // Replace the marker as written (inner markers included), once, like replacer.ReplaceOne.
-    data = data.replace(`{{${expression}}}`, () => toText(result));
+    // replacer.ReplaceOne: the first `{{expr}}`, then the first `§expr§`, by the resolved text.
+    const text = toText(result);
+    data = data.replace(`{{${resolved}}}`, () => text).replace(`§${resolved}§`, () => text);
   }
   return data;
 }
