@@ -229,6 +229,7 @@ describe('nuclei DSL: helper functions', () => {
     ['date_time("02 Jan 2006 15:04", 1700000000)', '14 Nov 2023 22:13'],
     ['to_unix_time("2023-11-14 22:13:20")', 1700000000],
     ['gzip_mtime(gzip("x"))', 0],
+    ['hex_encode(aes_cbc("nuclei", "0123456789abcdef", "abcdef0123456789"))', '2be95dfe16c4d9685e8fb4e49fef0b08'], // openssl enc -aes-128-cbc
     ['wait_for(5)', true], // never sleeps
     ['print_debug("x")', true],
   ];
@@ -257,6 +258,11 @@ describe('nuclei DSL: helper functions', () => {
       const n = evaluateExpression('rand_int(10, 12)', {});
       assert.ok(n === 10 || n === 11, `rand_int(10, 12) gave ${String(n)}`);
     }
+    for (let i = 0; i < 20; i++) {
+      assert.match(String(evaluateExpression('rand_ip("10.1.2.0/24")', {})), /^10\.1\.2\.\d{1,3}$/);
+      assert.match(String(evaluateExpression('rand_ip("2001:db8::/112")', {})), /^2001:db8:0:0:0:0:0:[0-9a-f]{1,4}$/);
+    }
+    assert.ok(isDslError(evaluateExpression('rand_ip("10.0.0.0/33")', {})));
     const now = Math.floor(Date.now() / 1000);
     const later = Number(evaluateExpression('unix_time(60)', {}));
     assert.ok(later >= now + 60 && later <= now + 120);

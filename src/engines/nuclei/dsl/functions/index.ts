@@ -2,6 +2,7 @@
  * The helper function set of projectdiscovery/dsl. Every name is also reachable without its
  * underscores (`tolower`, `base64decode`), as upstream registers both.
  */
+import { CIPHER_FUNCTIONS } from './cipher.js';
 import { ENCODING_FUNCTIONS } from './encoding.js';
 import { HASH_FUNCTIONS } from './hashing.js';
 import { RANDOM_FUNCTIONS } from './random.js';
@@ -24,11 +25,9 @@ export const UNSUPPORTED_FUNCTIONS: Readonly<Record<string, string>> = {
   generate_dotnet_gadget: 'emits ysoserial.net payloads: large binary generators, not written yet',
   cookie_unsign: 'brute-forces cookie secrets with a bundled word list (cookiemonster)',
   generate_jwt: 'needs JWT signing for 13 algorithms; not used by the corpus hot path, not written yet',
-  aes_cbc: 'encryption helper not written yet (no corpus use in the default set)',
   aes_gcm: 'encryption helper not written yet (random nonce, no corpus use in the default set)',
   rsa_encrypt: 'encryption helper not written yet',
   ip_format: 'needs mapcidr IP re-formatting (11 formats); not written yet',
-  rand_ip: 'random address in CIDR ranges; not written yet',
   unpack: 'Python struct.unpack emulation (gostruct); not written yet',
   zip: 'builds zip archives; not written yet',
   wappalyzer: 'needs the wappalyzer fingerprint database',
@@ -41,6 +40,7 @@ const ALL: Readonly<Record<string, DslFunction>> = {
   ...RANDOM_FUNCTIONS,
   ...TIME_FUNCTIONS,
   ...VERSION_FUNCTIONS,
+  ...CIPHER_FUNCTIONS,
 };
 
 const REGISTRY = new Map<string, DslFunction>();

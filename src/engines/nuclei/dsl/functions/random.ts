@@ -1,5 +1,6 @@
 /** Random helpers of projectdiscovery/dsl (crypto-strength, like upstream's randint). */
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { isIP } from 'node:net';
 import { DslError, toInteger, toText, type DslValue } from '../values.js';
 import { trimAll } from './text.js';
 import { INVALID_SIGNATURE, type FunctionTable } from './types.js';
@@ -24,6 +25,31 @@ const fromSet = (alphabet: string) => ({
   },
 });
 
+/** A random address inside an IPv4 or IPv6 CIDR range (upstream randomip.GetRandomIPWithCidr). */
+function randomAddressIn(cidr: string): string | DslError {
+  const [address = '', prefixText = ''] = cidr.split('/');
+  const version = isIP(address);
+  const bits = version === 4 ? 32 : 128;
+  const prefix = Number(prefixText);
+  if (version === 0 || !/^\d+$/.test(prefixText) || prefix > bits) return new DslError(`invalid CIDR address: ${cidr}`);
+  let base = 0n;
+  if (version === 4) for (const part of address.split('.')) base = (base << 8n) | BigInt(part);
+  else {
+    const [head = '', tail = ''] = address.split('::');
+    const groups = (text: string): string[] => (text === '' ? [] : text.split(':'));
+    const full = address.includes('::')
+      ? [...groups(head), ...Array(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)]
+      : groups(address);
+    for (const group of full) base = (base << 16n) | BigInt(`0x${group}`);
+  }
+  const hostBits = BigInt(bits - prefix);
+  const mask = (1n << hostBits) - 1n;
+  const random = BigInt(`0x${randomBytes(16).toString('hex')}`) & mask;
+  const value = (base & ~mask & ((1n << BigInt(bits)) - 1n)) | random;
+  if (version === 4) return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 255n)).join('.');
+  return Array.from({ length: 8 }, (_, i) => ((value >> BigInt(112 - i * 16)) & 0xffffn).toString(16)).join(':');
+}
+
 /** Random functions. */
 export const RANDOM_FUNCTIONS: FunctionTable = {
   rand_base: {
@@ -43,6 +69,12 @@ export const RANDOM_FUNCTIONS: FunctionTable = {
   rand_text_alpha: fromSet(LETTERS),
   rand_text_alphanumeric: fromSet(LETTERS + NUMBERS),
   rand_text_numeric: fromSet(NUMBERS),
+  rand_ip: {
+    call: (args) => {
+      if (args.length === 0) return new DslError(INVALID_SIGNATURE);
+      return randomAddressIn(toText(args[randomInt(args.length)]));
+    },
+  },
   rand_int: {
     call: (args) => {
       if (args.length > 2) return new DslError(INVALID_SIGNATURE);
