@@ -78,6 +78,7 @@ describe('nuclei DSL: operators and literals (govaluate semantics)', () => {
     ['status_code == 200', true],
     ['status_code == "200"', false], // reflect.DeepEqual: number and string differ
     ['"a" + 1 + true', 'a1true'],
+    ['"n=" + 1000000 + "," + 0.00001 + "," + 123456.5', 'n=1e+06,1e-05,123456.5'], // Go's %v of float64
     ['1 + 2 * 3 - 4 / 2', 5],
     ['10 - 2 - 3', 5], // left associative
     ['7 % 4', 3],

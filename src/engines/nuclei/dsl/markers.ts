@@ -8,9 +8,15 @@
  * 3. each expression is evaluated with its inner markers replaced, and the marker is replaced by
  *    the result; one that fails to evaluate stays as written.
  */
-import { FUNCTION_NAMES, lookupFunction } from './functions/index.js';
+import { FUNCTION_NAMES, UNSUPPORTED_FUNCTIONS, lookupFunction } from './functions/index.js';
 import { parseExpression } from './parser.js';
 import { isDslError, toText, type DslVariables } from './values.js';
+
+/** Upstream's dsl.FunctionNames, unsupported ones included: they decide what counts as an expression. */
+const UPSTREAM_NAMES: readonly string[] = [
+  ...FUNCTION_NAMES,
+  ...Object.keys(UNSUPPORTED_FUNCTIONS).flatMap((name) => [name, name.replaceAll('_', '')]),
+];
 
 /** nuclei's iteration cap on marker search. */
 const MAX_ITERATIONS = 250;
@@ -47,7 +53,7 @@ export function replaceVariables(text: string, variables: DslVariables): string 
 function isExpression(candidate: string, variables: DslVariables): boolean {
   try {
     parseExpression(candidate, undefined);
-    return Object.keys(variables).some((name) => candidate.includes(name)) || FUNCTION_NAMES.some((name) => candidate.includes(name));
+    return Object.keys(variables).some((name) => candidate.includes(name)) || UPSTREAM_NAMES.some((name) => candidate.includes(name));
   } catch {
     try {
       parseExpression(candidate, lookupFunction);

@@ -16,8 +16,13 @@ const isString = (v: DslValue): v is string => typeof v === 'string';
 function formatV(value: DslValue): string {
   if (value === null) return '<nil>';
   if (typeof value === 'number') {
-    // %v of float64 is %g: exponent form from 1e21 up, as Go prints it.
-    return Math.abs(value) >= 1e21 ? value.toExponential().replace(/e([+-])(\d)$/, 'e$10$2') : formatNumber(value);
+    // %v of a float64 is %g with the shortest digits: exponent form below 1e-4 and from 1e6 up
+    // (Go prints 1000000.0 as "1e+06"), with at least two exponent digits.
+    if (value === 0 || !Number.isFinite(value)) return formatNumber(value);
+    const [mantissa = '', exponent = '0'] = value.toExponential().split('e');
+    const power = Number(exponent);
+    if (power >= -4 && power < 6) return formatNumber(value);
+    return `${mantissa}e${power < 0 ? '-' : '+'}${String(Math.abs(power)).padStart(2, '0')}`;
   }
   if (Array.isArray(value)) return `[${value.map(formatV).join(' ')}]`;
   if (value instanceof Uint8Array) return `[${Array.from(value).join(' ')}]`;
