@@ -136,6 +136,7 @@ describe('nuclei DSL: errors are values', () => {
     'to_number("abc")',
     'substr("abc", 5)',
     'regex("(", body)',
+    'generate_jwt("{}", "RS256", "key")',
     '"x" in "x"',
   ];
   for (const expression of evaluationErrors) {
@@ -231,6 +232,9 @@ describe('nuclei DSL: helper functions', () => {
     ['to_unix_time("2023-11-14 22:13:20")', 1700000000],
     ['gzip_mtime(gzip("x"))', 0],
     ['hex_encode(aes_cbc("nuclei", "0123456789abcdef", "abcdef0123456789"))', '2be95dfe16c4d9685e8fb4e49fef0b08'], // openssl enc -aes-128-cbc
+    // HS256 over Go-marshalled claims (keys sorted), checked against Python's hmac; "none" keeps its spelling.
+    ['generate_jwt("{\\"b\\":\\"x\\",\\"a\\":1}", "HS256", "secret")', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJhIjoxLCJiIjoieCJ9.vs6JiVnnv_PWSVXXFlpEoF57r4fihvllc4QPbFHLRRw'],
+    ['generate_jwt("{\\"a\\":1}", "none")', 'eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJhIjoxfQ.'],
     ['wait_for(5)', true], // never sleeps
     ['print_debug("x")', true],
   ];

@@ -80,7 +80,7 @@ function decompress(args: DslValue[], inflate: (input: Buffer, options: zlib.Zli
 }
 
 /** Go json.Marshal of a decoded value: object keys sorted, <, > and & escaped. */
-function goJson(value: unknown): string {
+export function goJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -24,7 +24,6 @@ export const UNSUPPORTED_FUNCTIONS: Readonly<Record<string, string>> = {
   generate_java_gadget: 'emits ysoserial Java deserialisation payloads: large binary generators, not written yet',
   generate_dotnet_gadget: 'emits ysoserial.net payloads: large binary generators, not written yet',
   cookie_unsign: 'brute-forces cookie secrets with a bundled word list (cookiemonster)',
-  generate_jwt: 'needs JWT signing for 13 algorithms; not used by the corpus hot path, not written yet',
   aes_gcm: 'encryption helper not written yet (random nonce, no corpus use in the default set)',
   rsa_encrypt: 'encryption helper not written yet',
   ip_format: 'needs mapcidr IP re-formatting (11 formats); not written yet',
