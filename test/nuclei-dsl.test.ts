@@ -11,6 +11,7 @@ import {
   compileExpression,
   evaluateExpression,
   expandMarkers,
+  expandMarkersToBytes,
   IMPLEMENTED_FUNCTIONS,
   isDslError,
   lookupFunction,
@@ -332,6 +333,12 @@ describe('nuclei DSL: {{...}} marker expansion', () => {
   for (const [input, expected] of cases) {
     it(input, () => assert.equal(expandMarkers(input, vars), expected));
   }
+
+  it('byte results reach a request body unchanged, text stays UTF-8', () => {
+    const bytes = expandMarkersToBytes('é§user§{{hex_decode("aced0005ff")}}{{user}}', vars);
+    assert.deepEqual(Buffer.from(bytes), Buffer.concat([Buffer.from('éadmin', 'utf8'), Buffer.from('aced0005ff', 'hex'), Buffer.from('admin')]));
+    assert.deepEqual(Buffer.from(expandMarkersToBytes('{{md5({{num}})}} é', vars)), Buffer.from('b706835de79a2b4e80506f582af3676a é'));
+  });
 
   it('a real request line from the corpus expands', { skip: corpusSkip }, () => {
     const file = 'http/vulnerabilities/backdoor/jexboss-backdoor.yaml';

@@ -7,7 +7,7 @@ import { lookupFunction } from './functions/index.js';
 import { parseExpression, type Node } from './parser.js';
 import { DslError, isDslError, toBool, type DslValue, type DslVariables } from './values.js';
 
-export { expandMarkers, findExpressions, replaceVariables } from './markers.js';
+export { expandMarkers, expandMarkersToBytes, findExpressions, replaceVariables } from './markers.js';
 export { FUNCTION_NAMES, IMPLEMENTED_FUNCTIONS, UNSUPPORTED_FUNCTIONS, lookupFunction } from './functions/index.js';
 export { murmur3Signed } from './functions/hashing.js';
 export { DslError, isDslError, toText, type DslValue, type DslVariables } from './values.js';
