@@ -148,6 +148,13 @@ describe('nuclei DSL: errors are values', () => {
       assert.equal(compiled.matches(RESPONSE), false);
     });
   }
+  it('pathological input is an error value, not a crash', () => {
+    const deep = `${'('.repeat(20000)}1${')'.repeat(20000)}`;
+    const compiled = compileExpression(deep);
+    assert.ok(isDslError(compiled) || isDslError(compiled.evaluate({})) || compiled.evaluate({}) === 1);
+    assert.ok(isDslError(evaluateExpression(`${'!'.repeat(200000)}true`, {})));
+  });
+
   it('an error short-circuited away does not surface', () => {
     assert.equal(evaluateExpression('false && missing', RESPONSE), false);
   });

@@ -30,11 +30,15 @@ export function compileExpression(source: string): CompiledExpression | DslError
   } catch (error) {
     return new DslError(`compile: ${(error as Error).message}`);
   }
-  return {
-    source,
-    evaluate: (variables) => node(variables),
-    matches: (variables) => node(variables) === true,
+  // A pathological tree (thousands of nested groups) can exhaust the stack: still a value, not a throw.
+  const evaluate = (variables: DslVariables): DslValue | DslError => {
+    try {
+      return node(variables);
+    } catch (error) {
+      return new DslError(`evaluate: ${(error as Error).message}`);
+    }
   };
+  return { source, evaluate, matches: (variables) => evaluate(variables) === true };
 }
 
 /** Compiles and evaluates once (prefer compileExpression for repeated use). */
