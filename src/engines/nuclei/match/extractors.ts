@@ -67,14 +67,7 @@ export function compileExtractor(spec: ExtractorSpec): CompiledExtractor {
     attribute: typeof spec.attribute === 'string' ? spec.attribute : '',
     dsl: strings(spec.dsl, 'dsl'),
   };
-  const needed: Record<ExtractorType, unknown[]> = {
-    regex: compiled.regex,
-    kval: compiled.kval,
-    json: compiled.json,
-    xpath: compiled.xpath,
-    dsl: compiled.dsl,
-  };
-  if (needed[type].length === 0) throw new OperatorCompileError(`${type} extractor without values`);
+  // Like upstream, a matcher or extractor without values is accepted: it never fires.
   return compiled;
 }
 

@@ -97,16 +97,7 @@ export function compileMatcher(spec: MatcherSpec): CompiledMatcher {
     dsl: list(spec.dsl, 'dsl', isString),
     xpath: list(spec.xpath, 'xpath', isString).map(compileXPath),
   };
-  const needed: Record<MatcherType, unknown[]> = {
-    word: compiled.words,
-    regex: compiled.regex,
-    binary: compiled.binary,
-    status: compiled.status,
-    size: compiled.size,
-    dsl: compiled.dsl,
-    xpath: compiled.xpath,
-  };
-  if (needed[type].length === 0) throw new OperatorCompileError(`${type} matcher without values`);
+  // Like upstream, a matcher or extractor without values is accepted: it never fires.
   return compiled;
 }
 

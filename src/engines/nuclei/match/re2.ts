@@ -48,8 +48,8 @@ export function compileGoRegex(pattern: string): RegExp {
   let flags = '';
   let rest = pattern;
   let ci = false;
-  const lead = /^\(\?([a-zA-Z]+)\)/.exec(rest);
-  if (lead) {
+  // Leading flag groups, one or several: `(?i)`, `(?is)`, `(?i)(?s)`.
+  for (let lead = /^\(\?([a-zA-Z]*)\)/.exec(rest); lead; lead = /^\(\?([a-zA-Z]*)\)/.exec(rest)) {
     for (const f of lead[1] ?? '') {
       if (f === 'i') ci = true;
       else if (f === 's' || f === 'm') {
@@ -147,7 +147,7 @@ export function compileGoRegex(pattern: string): RegExp {
     }
     if (c === '(') {
       const group = rest[i + 1] === '?' ? FLAG_GROUP.exec(rest.slice(i)) : null;
-      if (group && (group[1] !== '' || group[2] !== undefined)) {
+      if (group && (group[1] !== '' || group[2] !== undefined || group[3] === ')')) {
         const on = group[1] ?? '';
         const off = group[2] ?? '';
         if (/[^i]/.test(on + off)) throw new OperatorCompileError(`inline regex flags other than i inside the pattern are not supported: ${pattern}`);
