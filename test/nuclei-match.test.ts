@@ -151,6 +151,9 @@ test('dsl matcher and dsl extractor read variables the engine supplies (netlify-
   assert.equal(hit.matched, true);
   assert.deepEqual(hit.outputExtracts, ['x.netlify.app']);
   assert.equal(run(spec, res, {}, { Host: '192.0.2.1', ip: '192.0.2.1', cname: 'x' }).matched, false, 'Host == ip');
+  const noCname = run(spec, res, {}, { Host: 'shop.example.test', ip: '192.0.2.1' });
+  assert.equal(noCname.matched, true);
+  assert.deepEqual(noCname.outputExtracts, [], 'the dsl extractor gives nothing without cname');
   assert.equal(run(spec, response({ headers: [['Server', 'nginx']], text: 'Not Found - Request ID: 1' }), {}, { Host: 'a', ip: 'b' }).matched, false);
 });
 
