@@ -10,6 +10,10 @@
  * modifiers), the `U` (ungreedy) flag anywhere, and anything JS itself refuses.
  * RE2 has no backreferences nor lookarounds, so a template that uses them is invalid upstream
  * too; JS would accept them, which is harmless.
+ * RISK: RE2 matches in linear time, JS RegExp backtracks. Some corpus patterns are cubic or
+ * quadratic on hostile bodies (`(.*[a-zA-Z0-9].+==)</string></value>` runs for minutes on a
+ * 20 KB line), so the engine must bound the text it matches or run matching where it can be
+ * stopped (see docs/DECISIONS.md).
  */
 import { OperatorCompileError } from './types.js';
 
