@@ -62,6 +62,16 @@ export async function runThreatCounts(db: Db, runId: number, minQod = 0): Promis
   return new Map(result.rows.map((row) => [row.threat, Number(row.n)]));
 }
 
+/** The run's findings by lifecycle (new, still open, fixed, regressed), those with a quality of detection of at least `minQod`. */
+export async function runLifecycleCounts(db: Db, runId: number, minQod = 0): Promise<Map<string, number>> {
+  const result = await sql<{ lifecycle: string; n: number }>`
+    select rf.lifecycle, count(*)::int as n
+    from run_findings rf join findings f on f.id = rf.finding_id
+    where rf.run_id = ${runId} and f.qod >= ${minQod}
+    group by rf.lifecycle`.execute(db);
+  return new Map(result.rows.map((row) => [row.lifecycle, Number(row.n)]));
+}
+
 /** Present findings of the run whose quality of detection is below `minQod` (what a report hides). */
 export async function countRunFindingsBelow(db: Db, runId: number, minQod: number): Promise<number> {
   if (minQod <= 0) return 0;

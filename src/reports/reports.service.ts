@@ -137,10 +137,12 @@ async function runNarrative(deps: ReportDeps, run: Run, services: ReportRecord['
  */
 export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owner: Pick<User, 'role'>, withNarrative = true, minQod = deps.config.minQod): Promise<ReportRecord> {
   const { db } = deps;
-  const [threatCounts, serviceRows, hidden] = await Promise.all([
+  const [threatCounts, serviceRows, hidden, lifecycleCounts] = await Promise.all([
     queries.runThreatCounts(db, run.id, minQod),
     queries.runServices(db, run.id, minQod),
     queries.countRunFindingsBelow(db, run.id, minQod),
+    // Counted with the same threshold as the findings listed, so that "New: N" matches the list.
+    queries.runLifecycleCounts(db, run.id, minQod),
   ]);
   const counts = Object.fromEntries(THREAT_ORDER.map((t) => [t, threatCounts.get(t) ?? 0])) as Record<Threat, number>;
   const services = serviceRows.map((row) => ({
@@ -184,7 +186,12 @@ export async function loadRunReport(deps: ReportDeps, scan: Scan, run: Run, owne
     quality: { minQod, hidden },
     counts,
     total: THREAT_ORDER.reduce((sum, t) => sum + counts[t], 0),
-    lifecycle: { new: run.new_findings, still_open: run.still_open_findings, fixed: run.fixed_findings, regressed: run.regressed_findings },
+    lifecycle: {
+      new: lifecycleCounts.get('new') ?? 0,
+      still_open: lifecycleCounts.get('still_open') ?? 0,
+      fixed: lifecycleCounts.get('fixed') ?? 0,
+      regressed: lifecycleCounts.get('regressed') ?? 0,
+    },
     services,
     findings: () => readFindings(db, run.id, 'present', minQod),
     fixed: () => readFindings(db, run.id, 'fixed', minQod),

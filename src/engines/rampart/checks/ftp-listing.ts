@@ -102,11 +102,12 @@ export interface WritableGuess {
 
 /**
  * Whether a directory entry looks writable by the anonymous session, or null:
- * - probable: its MLSD `perm=` fact grants `c` (create files) or `m` (make directories); or its mode lets everyone write (`d???????w?`), or it belongs to the session's own
- *   account (the name `STAT` gave, else `ftp`/`anonymous`) and lets its owner write;
- * - possible: it lets its owner write and the owner is shown as a number other than 0 (vsftpd
- *   and others show numeric owners; the anonymous account is the usual unprivileged owner in an
- *   anonymous tree, but the number cannot be matched to it from outside).
+ * - probable: its MLSD `perm=` fact grants `c` (create files) or `m` (make directories); or its
+ *   mode lets everyone write (`d???????w?`);
+ * - possible: it lets its owner write and the owner is the session's own account (the name `STAT`
+ *   gave, else `ftp`/`anonymous`) or a number other than 0. Only possible: vsftpd's `hide_ids`
+ *   shows every owner as `ftp`, so an ordinary read-only `drwxr-xr-x ftp ftp pub` looks owned by
+ *   the session; and a numeric owner cannot be matched to the anonymous account from outside.
  */
 export function writableGuess(entry: FtpEntry, account: string | null): WritableGuess | null {
   if (entry.type !== 'dir') return null;
@@ -120,7 +121,9 @@ export function writableGuess(entry: FtpEntry, account: string | null): Writable
   if (entry.mode[7] === 'w') return { reason: `${shown}: every user may create files in it`, strength: 'probable' };
   if (entry.owner === null || entry.mode[1] !== 'w') return null;
   const ownAccount = account === null ? ANONYMOUS_ACCOUNTS.has(entry.owner.toLowerCase()) : entry.owner === account;
-  if (ownAccount) return { reason: `${shown}: owned by the anonymous session's account, which may write in it`, strength: 'probable' };
+  if (ownAccount) {
+    return { reason: `${shown}: shown as owned by the anonymous session's account, which may write in it (servers that hide owners show every entry so)`, strength: 'possible' };
+  }
   if (/^[1-9]\d*$/.test(entry.owner)) {
     return { reason: `${shown}: its owner may write in it, and uid ${entry.owner} is not root; it may be the anonymous session's account`, strength: 'possible' };
   }

@@ -10,8 +10,8 @@
  * Glossary: a *candidate* is a path the crawl may fetch, with the depth it was found at; a
  * *listing* is an auto-generated directory index (`directoryListing`).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { EngineLimits } from '../../engine.js';
+import type { TokenBucket } from '../rate-limit.js';
 import { directoryListing, exposureHit, recogniseLinkedFile, serverInfo, statusPage, type ExposureHit } from './http-exposures.js';
 import { statusThreat } from './http-server-pages.js';
 import type { HttpResponse } from './http-request.js';
@@ -42,6 +42,8 @@ export interface CrawlSite {
   proves(response: HttpResponse | null): response is HttpResponse;
   limits: EngineLimits;
   signal: AbortSignal;
+  /** The job's rate limit (`RAMPART_SCAN_RATE`, shared by every check of the run): one token per request. */
+  bucket?: Pick<TokenBucket, 'take'> | undefined;
 }
 
 interface Candidate {
@@ -61,7 +63,8 @@ export async function crawlSite(
   const hits: ExposureHit[] = [];
   const seen = new Set<string>(start === null ? [] : [start.path]);
   let requests = 0;
-  const pace = pacer(site.limits.ratePerSecond, site.signal);
+  // An aborted wait ends the crawl through the signal check of the loop.
+  const pace = async (): Promise<void> => site.bucket?.take(site.signal).catch(() => undefined);
   const examine = (path: string, response: HttpResponse, depth: number): Candidate[] => examinePage(site.origin, path, response, depth, hits);
 
   // A catch-all start page proves nothing itself, but its links are still the site's links.
@@ -199,19 +202,6 @@ export function listingNames(body: Buffer, listingPath: string): string[] {
     if (!names.includes(name)) names.push(name);
   }
   return names;
-}
-
-/** Waits so that requests leave at most `ratePerSecond` a second (no wait when 0); resolves early on abort. */
-function pacer(ratePerSecond: number, signal: AbortSignal): () => Promise<void> {
-  if (ratePerSecond <= 0) return async () => undefined;
-  const interval = 1000 / ratePerSecond;
-  let nextAt = 0;
-  return async () => {
-    const now = Date.now();
-    const wait = nextAt - now;
-    nextAt = Math.max(now, nextAt) + interval;
-    if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
-  };
 }
 
 /** Runs `task` over `items` with at most `limit` in flight. */

@@ -130,8 +130,9 @@ export function recogniseLinkedFile(path: string, body: Buffer): { kind: Exposur
   const checks: Array<[RegExp, ExposureKind, (body: Buffer) => string | null]> = [
     [/^\.env(\.|$)/i, 'env', dotenv],
     [/\.sql(\.gz)?$|\.dump$/i, 'backup', (b) => sqlDump(b) ?? gzip(b)],
-    [/\.zip$/i, 'backup', zip],
-    [/\.(tar\.gz|tgz|gz)$/i, 'backup', gzip],
+    // An archive is a backup only by its name: a linked release tarball or brochure.zip is not.
+    [/(backup|bak|dump|db|database|sql|www|site|src|source|htdocs|public_html).*\.zip$/i, 'backup', zip],
+    [/(backup|bak|dump|db|database|sql|www|site|src|source|htdocs|public_html).*\.(tar\.gz|tgz|gz)$/i, 'backup', gzip],
     [/\.(bak|old|orig|save|backup)$|~$/i, 'backup', (b) => phpSource(b) ?? sqlDump(b) ?? zip(b) ?? gzip(b)],
   ];
   for (const [pattern, kind, recognise] of checks) {

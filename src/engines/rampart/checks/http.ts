@@ -107,7 +107,7 @@ async function runHttpCheck(endpoint: Endpoint, secure: boolean): Promise<CheckF
   hits.sort((a, b) => order(a.path) - order(b.path));
 
   const start = page.status === 200 ? { path: pagePath, response: page, catchAll: random?.status === 200 && random.body.equals(page.body) } : null;
-  const crawl = await crawlSite({ origin, get, proves: (response) => proves(response), limits: endpoint.limits, signal: endpoint.signal }, start, LISTING_PROBES);
+  const crawl = await crawlSite({ origin, get, proves: (response) => proves(response), limits: endpoint.limits, signal: endpoint.signal, bucket: endpoint.bucket }, start, LISTING_PROBES);
   // A page both probed and crawled (a linked /server-status) is reported once.
   const reported = new Set(hits.map((hit) => `${hit.kind} ${hit.path}`));
   hits.push(...crawl.hits.filter((hit) => !reported.has(`${hit.kind} ${hit.path}`)));

@@ -18,7 +18,7 @@ import net from 'node:net';
 import { connectTcp } from '../port-scan.js';
 import type { Check, CheckFinding, Endpoint, ServiceInfo } from './check.js';
 import { sendCommand, readNumericReply, replyText, type NumericReply } from '../protocols/reply.js';
-import { Session, withSession } from '../protocols/session.js';
+import { Session, takeToken, withSession } from '../protocols/session.js';
 import { printable } from './evidence.js';
 import { parseListing, parseMlsd, writableGuess, type FtpEntry, type WritableGuess } from './ftp-listing.js';
 import { describeSensitive } from './sensitive-names.js';
@@ -147,7 +147,7 @@ async function listDirectory(session: Session, endpoint: Endpoint, path: string 
     if (cwd.code !== 250) return null;
   }
   const dataPort = await openPassivePort(session, endpoint);
-  if (dataPort === null) return 'lost';
+  if (dataPort === null || !(await takeToken(endpoint))) return 'lost';
   const outcome = await connectTcp(endpoint.egress, endpoint.address, dataPort, endpoint.limits.connectTimeoutMs, endpoint.signal);
   if (outcome.state !== 'connected') return 'lost';
   const data = new Session(outcome.socket, endpoint, null, MAX_LISTING_BYTES);

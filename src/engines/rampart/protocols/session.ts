@@ -167,12 +167,23 @@ export class Session {
  * signal aborted. The caller must `close()` it, best in a `finally` (or use `withSession`).
  */
 export async function openSession(endpoint: Endpoint, options: SessionOptions = {}): Promise<Session | null> {
+  // Every connection a check opens counts against the job's rate limit (RAMPART_SCAN_RATE).
+  if (!(await takeToken(endpoint))) return null;
   const outcome = await connectTcp(endpoint.egress, endpoint.address, endpoint.port, endpoint.limits.connectTimeoutMs, endpoint.signal);
   if (outcome.state !== 'connected') return null;
   const cap = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   if (!options.tls) return new Session(outcome.socket, endpoint, null, cap);
   const secure = await startTls(outcome.socket, endpoint, options.tlsProfile ?? DEFAULT_TLS);
   return secure ? new Session(secure, endpoint, negotiated(secure), cap) : null;
+}
+
+/** Waits for the job's rate limit, when it has one; false when the scan was aborted meanwhile. */
+export async function takeToken(endpoint: Endpoint): Promise<boolean> {
+  if (endpoint.bucket === undefined) return true;
+  return endpoint.bucket.take(endpoint.signal).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
