@@ -1,6 +1,7 @@
 /**
- * Anonymous FTP: `USER anonymous` / `PASS rampart@example.com` — the one login Rampart ever
- * attempts, since whether it works is the question. When it does, what the anonymous user can
+ * Anonymous FTP: `USER anonymous` / `PASS rampart@example.com` — the public login FTP defines,
+ * not a credential (the engine's only credential attempt is the MySQL empty-password login,
+ * `mysql.ts`), since whether it works is the question. When it does, what the anonymous user can
  * read is listed (`MLSD` when `FEAT` offers MLST, else `LIST`; from the login directory down
  * to `MAX_DEPTH` levels, at most `MAX_DIRECTORIES` listings), file names that suggest dumps,
  * backups, keys or credentials are flagged, and writability is INFERRED, never tested: Rampart
