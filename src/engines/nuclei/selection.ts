@@ -8,7 +8,7 @@
  * service down); `intrusive`, `fuzz`, `bruteforce` and `default-login` (it can lock accounts) run
  * only when the scan names them in `tags` or names the template in `template_ids`.
  */
-import { checkExecutable } from './templates/features.js';
+import { analyzeTemplateFeatures, findBlockingFeatures } from './templates/features.js';
 import { classifyTemplateSafety } from './templates/safety.js';
 import type { Template } from './templates/template.types.js';
 import type { AppliedNucleiOptions } from './options.js';
@@ -51,6 +51,18 @@ export interface SelectionSettings {
   families: ReadonlySet<ProtocolFamily>;
 }
 
+const featureCache = new WeakMap<Template, string[]>();
+
+/** The features a template needs, analysed once per loaded template (a worker keeps its templates). */
+function featuresOf(t: Template): string[] {
+  let features = featureCache.get(t);
+  if (!features) {
+    features = analyzeTemplateFeatures(t);
+    featureCache.set(t, features);
+  }
+  return features;
+}
+
 /** A glob of template ids (`*` any run of characters), case-insensitive, as a test. */
 function globTest(patterns: readonly string[] | undefined): ((id: string) => boolean) | undefined {
   if (!patterns || patterns.length === 0) return undefined;
@@ -90,10 +102,10 @@ export function selectTemplates(templates: readonly Template[], options: Applied
       continue;
     }
     const family = protocolFamilyOf(t);
-    const { executable, blockers: missing } = checkExecutable(t, settings.supported);
+    const missing = findBlockingFeatures(featuresOf(t), settings.supported);
     if (family === null) missing.push('multi-protocol');
     else if (!settings.families.has(family)) missing.push(`executor:${family}`);
-    if (executable && missing.length === 0) {
+    if (missing.length === 0) {
       result.selected.push(t);
       continue;
     }
