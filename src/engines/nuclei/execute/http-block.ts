@@ -170,7 +170,7 @@ export async function runHttpBlock(exec: HttpExecution, block: HttpRequest, comp
   const run: BlockRun = {
     block,
     compiled,
-    policy: { follow: block.redirects || block.hostRedirects, sameHostOnly: block.hostRedirects && !block.redirects, max: block.maxRedirects ?? 10 },
+    policy: { follow: block.redirects || block.hostRedirects, sameHostOnly: block.hostRedirects, max: block.maxRedirects ?? 10 },
     maxBody: block.maxSize !== undefined && block.maxSize > 0 ? Math.min(block.maxSize, MAX_BODY_BYTES) : MAX_BODY_BYTES,
     stopAtFirst: block.stopAtFirstMatch || exec.template.stopAtFirstMatch,
     history: { data: {}, bytes: {} },

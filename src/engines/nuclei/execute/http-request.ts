@@ -51,6 +51,11 @@ const PORT_OVERRIDE = /^\{\{(BaseURL|RootURL)\}\}:(\d+)/;
 const TRAILING_SLASH = /^\{\{[a-zA-Z]+\}\}\//;
 const ABSOLUTE = /^(https?):\/\/([^/?#]*)([^#]*)/i;
 
+/** nuclei's compile step: a raw request or body written with bare LF lines is sent with CRLF. */
+function crlf(text: string): string {
+  return text.includes('\r\n') ? text : text.replaceAll('\n', '\r\n');
+}
+
 function latin1(text: string): string {
   return Buffer.from(text, 'utf8').toString('latin1');
 }
@@ -96,7 +101,7 @@ function buildPath(block: HttpRequest, item: string, scope: RequestScope, payloa
   const { vars } = requestVariables(scope, helpers, payloads);
   const url = expandMarkers(data, vars).trim();
   const headers = renderHeaders(block, vars);
-  const body = block.body === undefined ? undefined : expandMarkersToBytes(block.body, vars);
+  const body = block.body === undefined || block.body === '' ? undefined : expandMarkersToBytes(crlf(block.body), vars);
   const method = expandMarkers(block.method, vars);
   const unresolved = findUnresolved(url, method, ...headers.map(([, v]) => v), body ? Buffer.from(body).toString('utf8') : '');
   if (unresolved !== undefined) return { kind: 'unresolved', name: unresolved };
@@ -120,7 +125,7 @@ function buildRaw(block: HttpRequest, item: string, scope: RequestScope, payload
   const input = inputUrl(scope.service);
   const helpers = helperVariables(input, scope.service.address, false);
   const { vars } = requestVariables(scope, helpers, payloads);
-  const raw = Buffer.from(expandMarkersToBytes(item, vars)).toString('latin1');
+  const raw = Buffer.from(expandMarkersToBytes(crlf(item), vars)).toString('latin1');
   const unresolved = findUnresolved(Buffer.from(raw, 'latin1').toString('utf8'));
   if (unresolved !== undefined) return { kind: 'unresolved', name: unresolved };
   let parsed;
