@@ -70,8 +70,14 @@ export function createSharedResponses(options: SharedResponsesOptions = {}): Sha
       promise.then(
         (value) => {
           if (entries.get(key) !== entry) return;
-          entry.size = sizeOf(value);
-          totalBytes += entry.size;
+          const size = sizeOf(value);
+          // One value above the whole budget is not kept (it would evict everything else).
+          if (size > maxBytes) {
+            entries.delete(key);
+            return;
+          }
+          entry.size = size;
+          totalBytes += size;
           evict();
         },
         () => undefined,
