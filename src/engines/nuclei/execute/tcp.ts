@@ -23,14 +23,13 @@ const DEFAULT_READ_SIZE = 1024;
 const LEGACY_TLS = { rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' } as const;
 
 /**
- * The ports a block runs on: the service's own when the block names none or names it; else the
- * block's list (nuclei's behaviour for an input without a port). The egress checks each address.
+ * The ports a block names (`port: 21` or `25,2525,465,587`), for the engine to pick the services
+ * a template suits. The executor itself always connects to the service's own port: a service is
+ * an explicit host:port, and nuclei keeps an explicit input port (contextargs.UseNetworkPort).
  */
-export function blockPorts(port: string | undefined, servicePort: number): number[] {
-  if (port === undefined || port.trim() === '') return [servicePort];
-  const listed = port.split(',').map((p) => Number.parseInt(p.trim(), 10)).filter((p) => Number.isInteger(p) && p > 0 && p < 65536);
-  if (listed.length === 0 || listed.includes(servicePort)) return [servicePort];
-  return [...new Set(listed)];
+export function templatePorts(block: TcpRequest): number[] {
+  const listed = (block.port ?? '').split(',').map((p) => Number.parseInt(p.trim(), 10));
+  return [...new Set(listed.filter((p) => Number.isInteger(p) && p > 0 && p < 65536))];
 }
 
 /** An input's bytes after marker expansion, or why it cannot be sent. */
@@ -119,49 +118,48 @@ async function runBlock(template: Template, block: TcpRequest, service: ServiceT
   const deps = await operatorDeps([block]);
   const visited = new Set<string>();
   const entries = block.host.length > 0 ? block.host : ['{{Hostname}}'];
-  for (const port of blockPorts(block.port, service.port)) {
-    const vars = blockVariables(template, helperVariables(service.host, port), context.vars);
-    for (const entry of entries) {
-      const tls = entry.startsWith('tls://');
-      const address = expandMarkers(tls ? entry.slice('tls://'.length) : entry, vars as never);
-      const split = splitHostPort(address);
-      const targetPort = Number(split?.port);
-      if (unresolvedMarker(address) !== undefined || !split || !Number.isInteger(targetPort) || targetPort <= 0 || targetPort > 65535) {
-        outcome.notes.push(`${template.id}: tcp address "${address}" has no usable host and port; skipped.`);
+  const vars = blockVariables(template, helperVariables(service.host, service.port), context.vars);
+  for (const entry of entries) {
+    // A service the engine found speaking TLS is reached through TLS whatever the entry says.
+    const tls = entry.startsWith('tls://') || service.tls;
+    const address = expandMarkers(tls ? entry.slice('tls://'.length) : entry, vars as never);
+    const split = splitHostPort(address);
+    const targetPort = Number(split?.port);
+    if (unresolvedMarker(address) !== undefined || !split || !Number.isInteger(targetPort) || targetPort <= 0 || targetPort > 65535) {
+      outcome.notes.push(`${template.id}: tcp address "${address}" has no usable host and port; skipped.`);
+      continue;
+    }
+    if (visited.has(address)) continue;
+    visited.add(address);
+    const target = { host: split.host, port: targetPort, tls, matched: address };
+    for (const payload of combinations) {
+      const result = await guardedExchange(context, service.host, () => exchange(block, target, service, { ...vars, ...payload }, context));
+      if (result.kind === 'stop') {
+        if (result.note) outcome.notes.push(`${template.id}: ${result.note}`);
+        return true;
+      }
+      outcome.requestsSent++;
+      if (result.kind === 'failed') continue;
+      if (typeof result.value === 'string') {
+        // A template fault (an unresolved variable, bad hex) is worth a note; a silent peer is not.
+        const note = `${template.id}: ${result.value}; tcp request skipped.`;
+        if (!result.value.startsWith('could not') && !outcome.notes.includes(note)) outcome.notes.push(note);
         continue;
       }
-      if (visited.has(address)) continue;
-      visited.add(address);
-      const target = { host: split.host, port: targetPort, tls, matched: address };
-      for (const payload of combinations) {
-        const result = await guardedExchange(context, service.host, () => exchange(block, target, service, { ...vars, ...payload }, context));
-        if (result.kind === 'stop') {
-          if (result.note) outcome.notes.push(`${template.id}: ${result.note}`);
-          return true;
-        }
-        outcome.requestsSent++;
-        if (result.kind === 'failed') continue;
-        if (typeof result.value === 'string') {
-          // A template fault (an unresolved variable, bad hex) is worth a note; a silent peer is not.
-          const note = `${template.id}: ${result.value}; tcp request skipped.`;
-          if (!result.value.startsWith('could not') && !outcome.notes.includes(note)) outcome.notes.push(note);
-          continue;
-        }
-        const sentExchange = result.value;
-        const event = buildTcpEvent(sentExchange, { ...vars, ...payload }, payload);
-        const { result: ran, reported } = evaluateBlock(ops, event, deps);
-        outcome.matches.push(
-          ...toMatches(reported, {
-            templateId: template.id,
-            protocol: 'tcp',
-            matchedAt: address,
-            ...(Object.keys(payload).length > 0 ? { payload } : {}),
-            request: printable(sentExchange.request),
-            response: printable(sentExchange.raw),
-          }),
-        );
-        if (ran.matched && template.stopAtFirstMatch) return true;
-      }
+      const sentExchange = result.value;
+      const event = buildTcpEvent(sentExchange, { ...vars, ...payload }, payload);
+      const { result: ran, reported } = evaluateBlock(ops, event, deps);
+      outcome.matches.push(
+        ...toMatches(reported, {
+          templateId: template.id,
+          protocol: 'tcp',
+          matchedAt: address,
+          ...(Object.keys(payload).length > 0 ? { payload } : {}),
+          request: printable(sentExchange.request),
+          response: printable(sentExchange.raw),
+        }),
+      );
+      if (ran.matched && template.stopAtFirstMatch) return true;
     }
   }
   return false;

@@ -1,0 +1,183 @@
+/**
+ * The nuclei tcp, ssl and dns executors, run with REAL community templates from ../shared against
+ * loopback servers the tests start: a product banner that must fire and a near miss that must
+ * not, a hex input, tls:// entries, certificates made for the test, a DNS server answering a
+ * takeover-prone CNAME; and the guard: an address the egress refuses receives nothing.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import tls from 'node:tls';
+import { after, before, describe, it } from 'node:test';
+import { createAddressGuard } from '../src/shared/address-guard.js';
+import { createEgress } from '../src/shared/egress.js';
+import type { ExecutionContext, HostGate, ServiceTarget } from '../src/engines/nuclei/execute/contract.js';
+import { runTcpTemplate } from '../src/engines/nuclei/execute/tcp.js';
+import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
+import type { Template } from '../src/engines/nuclei/templates/template.types.js';
+import { LOOPBACK_EGRESS } from './helpers/egress.js';
+import { hasOpenssl, TestPki, type KeyPair } from './helpers/pki.js';
+import { SHARED_DIR } from './helpers/shared.js';
+
+const CORPUS = path.join(SHARED_DIR, 'third_party', 'nuclei-templates');
+const skip = existsSync(CORPUS) ? false : `shared nuclei templates not found at ${CORPUS} (set RAMPART_SHARED_DIR)`;
+
+/** A real template of the corpus. */
+function template(relative: string): Template {
+  const parsed = parseTemplate(readFileSync(path.join(CORPUS, relative), 'utf8'), relative);
+  if (isTemplateFailure(parsed)) throw new Error(`${relative}: ${parsed.reason}`);
+  return parsed;
+}
+
+/** A gate that lets everything through and records what it was told. */
+function recordingGate(): HostGate & { errors: number; answers: number } {
+  return {
+    errors: 0,
+    answers: 0,
+    run: (_host, send) => send(),
+    answered() {
+      this.answers++;
+    },
+    networkError() {
+      this.errors++;
+    },
+    isSkipped: () => false,
+  };
+}
+
+function context(overrides: Partial<ExecutionContext> = {}): ExecutionContext {
+  return {
+    egress: LOOPBACK_EGRESS,
+    signal: new AbortController().signal,
+    gate: recordingGate(),
+    timeoutMs: 3000,
+    templatesDir: CORPUS,
+    vars: {},
+    cache: { get: async (_key, produce) => ({ value: await produce(), shared: false }) },
+    ...overrides,
+  };
+}
+
+function service(port: number, overrides: Partial<ServiceTarget> = {}): ServiceTarget {
+  return { host: '127.0.0.1', address: '127.0.0.1', port, scheme: null, tls: false, basePath: '/', ...overrides };
+}
+
+type Handler = (socket: net.Socket, received: Buffer[]) => void;
+
+/** A loopback server; `handler` runs per connection; every byte received is kept. */
+async function startServer(handler: Handler, secure?: KeyPair & tls.TlsOptions): Promise<{ port: number; received: Buffer[]; connections: () => number; close: () => Promise<void> }> {
+  const received: Buffer[] = [];
+  let connections = 0;
+  const onSocket = (socket: net.Socket): void => {
+    connections++;
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    handler(socket, received);
+  };
+  const server = secure ? tls.createServer(secure, onSocket) : net.createServer(onSocket);
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    received,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}
+
+/** Writes `reply` once the first chunk arrives (a request/response protocol). */
+const replyOnData = (reply: Buffer | string): Handler => (socket) => socket.once('data', () => socket.write(reply));
+
+describe('nuclei tcp executor', { skip }, () => {
+  it('fires a banner template on a matching banner and extracts the version; a near miss does not fire', async () => {
+    const openssh = template('network/detection/openssh-detect.yaml');
+    const real = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n'));
+    const miss = await startServer((socket) => socket.write('SSH-2.0-dropbear_2022.83\r\n'));
+    try {
+      const hit = await runTcpTemplate(openssh, service(real.port), context());
+      assert.equal(hit.matches.length, 1);
+      assert.equal(hit.matches[0]!.protocol, 'tcp');
+      assert.equal(hit.matches[0]!.matchedAt, `127.0.0.1:${real.port}`);
+      assert.deepEqual(hit.matches[0]!.extracted, ['SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13']);
+      assert.equal(hit.requestsSent, 1);
+      const none = await runTcpTemplate(openssh, service(miss.port), context());
+      assert.deepEqual(none.matches, []);
+      assert.equal(none.requestsSent, 1);
+    } finally {
+      await real.close();
+      await miss.close();
+    }
+  });
+
+  it('sends a text input and matches the reply case-insensitively (mysql-detect)', async () => {
+    const mysql = template('network/detection/mysql-detect.yaml');
+    const server = await startServer(replyOnData(Buffer.concat([Buffer.from([0x4a, 0, 0, 0, 0x0a]), Buffer.from('8.0.36-MySQL Community\0')])));
+    try {
+      const outcome = await runTcpTemplate(mysql, service(server.port), context());
+      assert.equal(outcome.matches.length, 1);
+      assert.equal(Buffer.concat(server.received).toString(), '\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('decodes a hex input, and a binary matcher fires only on the expected bytes (MQTT CONNACK)', async () => {
+    const dionaea = template('network/honeypot/dionaea-mqtt-honeypot-detect.yaml');
+    const accepted = await startServer(replyOnData(Buffer.from('20020000', 'hex')));
+    const refused = await startServer(replyOnData(Buffer.from('20020005', 'hex')));
+    try {
+      const hit = await runTcpTemplate(dionaea, service(accepted.port), context());
+      assert.equal(hit.matches.length, 1);
+      assert.equal(Buffer.concat(accepted.received).toString('hex'), '101000044d5154540502003c032100140000');
+      const none = await runTcpTemplate(dionaea, service(refused.port), context());
+      assert.deepEqual(none.matches, []);
+    } finally {
+      await accepted.close();
+      await refused.close();
+    }
+  });
+});
+
+describe('nuclei tcp executor over TLS', { skip: skip || (hasOpenssl() ? false : 'openssl CLI not found (test certificates)') }, () => {
+  let pki: TestPki;
+  before(() => {
+    pki = new TestPki();
+  });
+  after(() => pki.cleanup());
+
+  it('runs a tls:// block through TLS, while its plain block gets nothing from the TLS port (weblogic-t3-detect)', async () => {
+    const weblogic = template('network/detection/weblogic-t3-detect.yaml');
+    const server = await startServer(replyOnData('HELO:12.2.1.3.0.false\nAS:2048\nHL:19\n\n'), pki.issue({ cn: 'weblogic.test' }));
+    try {
+      const outcome = await runTcpTemplate(weblogic, service(server.port), context());
+      assert.equal(outcome.matches.length, 1);
+      assert.deepEqual(outcome.matches[0]!.extracted, ['12.2.1.3.0']);
+      assert.match(outcome.matches[0]!.request!, /^t3s 12\.2\.1/);
+      assert.equal(outcome.requestsSent, 2);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('nuclei network executors: the address guard', { skip }, () => {
+  it('sends nothing to an address the egress refuses, and says why in a note', async () => {
+    const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'));
+    const refusing = createEgress({ guard: createAddressGuard(['10.0.0.0/8']) });
+    try {
+      const outcome = await runTcpTemplate(template('network/detection/openssh-detect.yaml'), service(server.port), context({ egress: refusing }));
+      assert.deepEqual(outcome.matches, []);
+      assert.equal(outcome.requestsSent, 0);
+      assert.equal(server.connections(), 0);
+      assert.match(outcome.notes.join('\n'), /refused: 127\.0\.0\.1/);
+    } finally {
+      await server.close();
+    }
+  });
+});
