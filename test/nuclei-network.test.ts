@@ -5,7 +5,8 @@
  * takeover-prone CNAME; and the guard: an address the egress refuses receives nothing.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -13,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
 import type { ExecutionContext, HostGate, ServiceTarget } from '../src/engines/nuclei/execute/contract.js';
+import { runSslTemplate } from '../src/engines/nuclei/execute/ssl.js';
 import { runTcpTemplate } from '../src/engines/nuclei/execute/tcp.js';
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
 import type { Template } from '../src/engines/nuclei/templates/template.types.js';
@@ -179,5 +181,108 @@ describe('nuclei network executors: the address guard', { skip }, () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+/** A certificate made with the openssl CLI in the PKI's directory: self-signed, or signed by its CA with key identifiers. */
+function makeCertificate(pki: TestPki, name: string, options: { subject: string; san?: string; signed?: boolean; days?: number }): KeyPair {
+  const file = (suffix: string): string => path.join(pki.dir, `${name}.${suffix}`);
+  const ext = [`subjectAltName=${options.san ?? 'DNS:localhost'}`, 'subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid'].join('\n');
+  writeFileSync(file('ext'), `${ext}\n`);
+  const run = (args: string[]): void => void execFileSync('openssl', args, { stdio: 'pipe' });
+  if (options.signed) {
+    run(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('csr'), '-subj', options.subject]);
+    run(['x509', '-req', '-in', file('csr'), '-CA', path.join(pki.dir, 'ca.pem'), '-CAkey', path.join(pki.dir, 'ca.key'), '-CAcreateserial',
+      '-days', String(options.days ?? 30), '-extfile', file('ext'), '-out', file('pem')]);
+  } else {
+    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('pem'), '-subj', options.subject,
+      '-days', String(options.days ?? 30), ...(options.san ? ['-addext', `subjectAltName=${options.san}`] : [])]);
+  }
+  return { key: readFileSync(file('key'), 'utf8'), cert: readFileSync(file('pem'), 'utf8') };
+}
+
+/** Whether this OpenSSL completes a TLS 1.0 handshake at security level 0 (some builds remove it). */
+async function tls10Works(cert: KeyPair): Promise<boolean> {
+  const legacy = { minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' } as const;
+  const server = await startServer((socket) => socket.end(), { ...cert, ...legacy });
+  try {
+    return await new Promise<boolean>((resolve) => {
+      const client = tls.connect({ host: '127.0.0.1', port: server.port, rejectUnauthorized: false, ...legacy }, () => {
+        client.destroy();
+        resolve(true);
+      });
+      client.on('error', () => resolve(false));
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+/** Runs a template against a fresh TLS server with `secure`, then closes it. */
+async function sslRun(relative: string, secure: KeyPair & tls.TlsOptions, target: Partial<ServiceTarget> = {}): Promise<Awaited<ReturnType<typeof runSslTemplate>>> {
+  const server = await startServer((socket) => socket.end(), secure);
+  try {
+    return await runSslTemplate(template(relative), service(server.port, { tls: true, ...target }), context());
+  } finally {
+    await server.close();
+  }
+}
+
+describe('nuclei ssl executor', { skip: skip || (hasOpenssl() ? false : 'openssl CLI not found (test certificates)') }, () => {
+  let pki: TestPki;
+  before(() => {
+    pki = new TestPki();
+  });
+  after(() => pki.cleanup());
+
+  it('expired-ssl fires on an expired certificate and extracts not_after as Go prints it; not on a valid one', async () => {
+    const expired = pki.issue({ cn: 'localhost', start: '20200101000000Z', end: '20210101000000Z' });
+    const hit = await sslRun('ssl/expired-ssl.yaml', expired);
+    assert.equal(hit.matches.length, 1);
+    assert.equal(hit.matches[0]!.protocol, 'ssl');
+    assert.deepEqual(hit.matches[0]!.extracted, ['2021-01-01 00:00:00 +0000 UTC']);
+    const valid = await sslRun('ssl/expired-ssl.yaml', makeCertificate(pki, 'valid', { subject: '/CN=localhost', signed: true }));
+    assert.deepEqual(valid.matches, []);
+    assert.equal(valid.requestsSent, 1);
+  });
+
+  it('self-signed-ssl fires on a self-signed certificate, not on a CA-signed one with key identifiers and names', async () => {
+    const self = await sslRun('ssl/self-signed-ssl.yaml', makeCertificate(pki, 'self', { subject: '/CN=localhost', san: 'DNS:localhost' }));
+    assert.equal(self.matches.length, 1);
+    const signed = await sslRun('ssl/self-signed-ssl.yaml', makeCertificate(pki, 'signed', { subject: '/CN=localhost', signed: true }));
+    assert.deepEqual(signed.matches, []);
+  });
+
+  it('mismatched-ssl-certificate fires when the name dialled is not in the certificate', async () => {
+    const other = makeCertificate(pki, 'other', { subject: '/CN=other.example', san: 'DNS:other.example', signed: true });
+    const hit = await sslRun('ssl/mismatched-ssl-certificate.yaml', other, { host: 'localhost' });
+    assert.equal(hit.matches.length, 1);
+    assert.deepEqual(hit.matches[0]!.extracted, ['CN: other.example']);
+    const own = makeCertificate(pki, 'own', { subject: '/CN=localhost', signed: true });
+    assert.deepEqual((await sslRun('ssl/mismatched-ssl-certificate.yaml', own, { host: 'localhost' })).matches, []);
+  });
+
+  it('reads the subject DN as zcrypto prints it (fortigate-certificate) and extracts the domains', async () => {
+    const fortigate = makeCertificate(pki, 'fortigate', {
+      subject: '/C=US/ST=California/L=Sunnyvale/O=Fortinet/OU=FortiGate/CN=FG100F3G19000000/emailAddress=support@fortinet.com',
+    });
+    const hit = await sslRun('ssl/fortinet/fortigate-certificate.yaml', fortigate);
+    assert.equal(hit.matches.length, 1);
+    const response = JSON.parse(hit.matches[0]!.response!) as Record<string, unknown>;
+    assert.equal(response.subject_dn, 'emailAddress=support@fortinet.com, CN=FG100F3G19000000, OU=FortiGate, O=Fortinet, L=Sunnyvale, ST=California, C=US');
+    assert.equal(response.tls_version, 'tls13');
+    const miss = makeCertificate(pki, 'fortiweb', { subject: '/O=Fortinet/OU=FortiWeb/CN=FV000' });
+    assert.deepEqual((await sslRun('ssl/fortinet/fortigate-certificate.yaml', miss)).matches, []);
+  });
+
+  it('deprecated-tls reports TLS 1.0 on a server that only speaks it, nothing on a TLS 1.2+ server, and notes SSL 3.0', async (t) => {
+    const cert = makeCertificate(pki, 'legacy', { subject: '/CN=localhost', signed: true });
+    if (!(await tls10Works(cert))) return t.skip('the local OpenSSL refuses TLS 1.0 even at security level 0');
+    const legacy = await sslRun('ssl/deprecated-tls.yaml', { ...cert, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' });
+    assert.deepEqual(legacy.matches.map((m) => [m.extractorName, m.extracted]), [['tls_1.0', ['tls10']]]);
+    assert.match(legacy.notes.join('\n'), /ssl30.*cannot be negotiated/);
+    const modern = await sslRun('ssl/deprecated-tls.yaml', { ...cert, minVersion: 'TLSv1.2' });
+    assert.deepEqual(modern.matches, []);
+    assert.equal(modern.requestsSent, 2);
   });
 });
