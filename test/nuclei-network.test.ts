@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import dgram from 'node:dgram';
+import dnsPacket, { type Answer, type Packet } from 'dns-packet';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -14,6 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
 import type { ExecutionContext, HostGate, ServiceTarget } from '../src/engines/nuclei/execute/contract.js';
+import { runDnsTemplate } from '../src/engines/nuclei/execute/dns.js';
 import { runSslTemplate } from '../src/engines/nuclei/execute/ssl.js';
 import { runTcpTemplate } from '../src/engines/nuclei/execute/tcp.js';
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
@@ -284,5 +287,121 @@ describe('nuclei ssl executor', { skip: skip || (hasOpenssl() ? false : 'openssl
     const modern = await sslRun('ssl/deprecated-tls.yaml', { ...cert, minVersion: 'TLSv1.2' });
     assert.deepEqual(modern.matches, []);
     assert.equal(modern.requestsSent, 2);
+  });
+});
+
+/** What a test resolver answers to one question: the rcode and the records. */
+type Zone = (name: string, type: string) => { rcode?: number; answers?: Answer[]; truncate?: boolean };
+
+/** A loopback resolver over UDP and TCP on one port number; every question is recorded. */
+async function startResolver(zone: Zone): Promise<{ resolver: string; questions: string[]; close: () => Promise<void> }> {
+  const questions: string[] = [];
+  const reply = (query: Packet, overTcp: boolean): Buffer => {
+    const question = query.questions![0]!;
+    questions.push(`${question.type} ${question.name}${overTcp ? ' tcp' : ''}`);
+    const answer = zone(question.name, question.type);
+    const truncated = answer.truncate === true && !overTcp;
+    return dnsPacket.encode({
+      type: 'response',
+      id: query.id,
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0) | (answer.rcode ?? 0),
+      questions: query.questions,
+      answers: truncated ? [] : (answer.answers ?? []),
+    });
+  };
+  const tcp = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      const message = reply(dnsPacket.decode(chunk.subarray(2)), true);
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(message.length);
+      socket.end(Buffer.concat([length, message]));
+    });
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  const { port } = tcp.address() as net.AddressInfo;
+  const udp = dgram.createSocket('udp4');
+  udp.on('message', (message, peer) => udp.send(reply(dnsPacket.decode(message), false), peer.port, peer.address));
+  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', resolve));
+  return {
+    resolver: `127.0.0.1:${port}`,
+    questions,
+    close: async () => {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}
+
+const cname = (name: string, target: string): Answer => ({ type: 'CNAME', name, ttl: 300, class: 'IN', data: target });
+const NXDOMAIN = 3;
+
+describe('nuclei dns executor', { skip }, () => {
+  it('azure-takeover-detection fires on a dangling CNAME to azurewebsites.net (NXDOMAIN) and extracts it; not when it resolves', async () => {
+    const dangling = await startResolver((name) => ({ rcode: NXDOMAIN, answers: [cname(name, 'rampart-gone.azurewebsites.net')] }));
+    const alive = await startResolver((name) => ({
+      answers: [cname(name, 'rampart-live.azurewebsites.net'), { type: 'A', name: 'rampart-live.azurewebsites.net', ttl: 60, class: 'IN', data: '20.1.2.3' }],
+    }));
+    const azure = template('dns/azure-takeover-detection.yaml');
+    const host = { host: 'shop.victim.test', address: '192.0.2.10' };
+    try {
+      const hit = await runDnsTemplate(azure, service(443, host), context({ resolvers: [dangling.resolver] }));
+      assert.equal(hit.matches.length, 1);
+      assert.equal(hit.matches[0]!.protocol, 'dns');
+      assert.equal(hit.matches[0]!.matchedAt, 'shop.victim.test');
+      assert.deepEqual(hit.matches[0]!.extracted, ['rampart-gone.azurewebsites.net']);
+      assert.deepEqual(dangling.questions, ['A shop.victim.test']);
+      // The answer as miekg/dns prints it: templates match regexes on this text.
+      assert.match(hit.matches[0]!.response!, /^;; opcode: QUERY, status: NXDOMAIN, id: \d+\n;; flags: qr rd ra; QUERY: 1, ANSWER: 1, AUTHORITY: 0, ADDITIONAL: 0\n/);
+      assert.match(hit.matches[0]!.response!, /\n;; QUESTION SECTION:\n;shop\.victim\.test\.\tIN\t A\n\n;; ANSWER SECTION:\nshop\.victim\.test\.\t300\tIN\tCNAME\trampart-gone\.azurewebsites\.net\.\n$/);
+      assert.match(hit.matches[0]!.request!, /;; flags: rd; QUERY: 1, ANSWER: 0, AUTHORITY: 0, ADDITIONAL: 1\n\n;; OPT PSEUDOSECTION:\n; EDNS: version 0; flags:; udp: 4096\n/);
+      const none = await runDnsTemplate(azure, service(443, host), context({ resolvers: [alive.resolver] }));
+      assert.deepEqual(none.matches, []);
+    } finally {
+      await dangling.close();
+      await alive.close();
+    }
+  });
+
+  it('names the SaaS behind a CNAME (dns-saas-service-detection: one match per named matcher)', async () => {
+    const resolver = await startResolver((name) => ({ answers: [cname(name, 'victim.zendesk.com')] }));
+    try {
+      const outcome = await runDnsTemplate(template('dns/dns-saas-service-detection.yaml'), service(80, { host: 'help.victim.test' }), context({ resolvers: [resolver.resolver] }));
+      assert.deepEqual(outcome.matches.map((m) => m.matcherName), ['zendesk']);
+      assert.deepEqual(resolver.questions, ['CNAME help.victim.test']);
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('asks one TXT question per payload value, over TCP when the UDP answer is truncated (dkim-record-detect)', async () => {
+    const key = 'v=DKIM1; k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7vbqajDw4o6gJy8UtmIbkcpnk';
+    const resolver = await startResolver((name) =>
+      name === 'selector1._domainkey.victim.test' ? { truncate: true, answers: [{ type: 'TXT', name, ttl: 300, class: 'IN', data: [key] }] } : { rcode: NXDOMAIN },
+    );
+    try {
+      const outcome = await runDnsTemplate(template('dns/dkim-record-detect.yaml'), service(25, { host: 'victim.test' }), context({ resolvers: [resolver.resolver] }));
+      assert.equal(outcome.requestsSent, 10);
+      assert.equal(outcome.matches.length, 1);
+      assert.deepEqual(outcome.matches[0]!.payload, { selector: 'selector1' });
+      // The regex `v=DKIM1(.+)` runs on the printed record, quotes included, as upstream's does.
+      assert.deepEqual(outcome.matches[0]!.extracted, [`${key}"`]);
+      assert.ok(resolver.questions.includes('TXT selector1._domainkey.victim.test tcp'));
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('skips a service named by an address, with a note, and asks nothing', async () => {
+    const resolver = await startResolver(() => ({ rcode: NXDOMAIN }));
+    try {
+      const outcome = await runDnsTemplate(template('dns/azure-takeover-detection.yaml'), service(443), context({ resolvers: [resolver.resolver] }));
+      assert.deepEqual(outcome.matches, []);
+      assert.equal(outcome.requestsSent, 0);
+      assert.deepEqual(resolver.questions, []);
+      assert.match(outcome.notes.join('\n'), /need a host name; 127\.0\.0\.1 is an address/);
+    } finally {
+      await resolver.close();
+    }
   });
 });
