@@ -199,8 +199,11 @@ function parseSsl(b: Obj): SslRequest {
 }
 
 function parseDns(b: Obj): DnsRequest {
+  const payloads = parsePayloads(b.payloads);
   return {
     ...parseOperators(b),
+    payloads,
+    attack: attackType(b.attack, payloads),
     nameField: str(b.name) ?? '{{FQDN}}',
     recordType: str(b.type)?.toUpperCase() ?? 'A',
     recordClass: str(b.class)?.toUpperCase() ?? 'INET',

@@ -1,0 +1,62 @@
+/**
+ * The variables a network block (tcp, ssl, dns) sees: nuclei's helper variables for a
+ * `host:port` input (`Hostname` = host:port, `Host`, `Port`, `FQDN`...), then the template's
+ * `variables` evaluated in order, then the user's `-var` values; and the check nuclei makes
+ * before sending anything (`expressions.ContainsUnresolvedVariables`).
+ */
+import { expandMarkers } from '../dsl/index.js';
+import type { AttackType, PayloadSource, Template } from '../templates/template.types.js';
+import { combinePayloads, PayloadError, readPayloadSets } from './payloads.js';
+
+/** `host:port`, with brackets around an IPv6 literal (Go's net.JoinHostPort). */
+export function joinHostPort(host: string, port: number | string): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Go's net.SplitHostPort: undefined when there is no port. */
+export function splitHostPort(address: string): { host: string; port: string } | undefined {
+  const bracketed = /^\[([^\]]+)\]:([^:]*)$/.exec(address);
+  if (bracketed) return { host: bracketed[1]!, port: bracketed[2]! };
+  const colon = address.lastIndexOf(':');
+  if (colon < 0 || address.indexOf(':') !== colon) return undefined;
+  return { host: address.slice(0, colon), port: address.slice(colon + 1) };
+}
+
+/**
+ * The helper variables of a `host:port` input, as nuclei's GenerateVariables gives them for a
+ * network input. The DNS split (RDN, DN, TLD, SD) needs the public suffix list, which the engine
+ * does not carry: only FQDN is set (no template of the network, ssl or dns sets uses the others).
+ */
+export function helperVariables(host: string, port: number | string): Record<string, string> {
+  const hostname = joinHostPort(host, port);
+  return { Hostname: hostname, Host: host, Port: String(port), Input: hostname, FQDN: host };
+}
+
+/** Helper variables, then the template's `variables` (each may use the earlier ones), then the user's values. */
+export function blockVariables(template: Template, helpers: Record<string, unknown>, userVars: Record<string, string>): Record<string, unknown> {
+  const vars: Record<string, unknown> = { ...helpers, ...userVars };
+  for (const [name, value] of Object.entries(template.variables)) {
+    if (Object.hasOwn(userVars, name)) continue;
+    vars[name] = expandMarkers(value, vars as never);
+  }
+  return vars;
+}
+
+/** The first `{{...}}` left after expansion (nuclei skips such a request), or undefined. */
+export function unresolvedMarker(text: string): string | undefined {
+  return /\{\{[^{}]+\}\}/.exec(text)?.[0];
+}
+
+/**
+ * The payload combinations of a block (`[{}]` without payloads: one request), or the reason the
+ * sets cannot be read (a wordlist outside the templates directory...).
+ */
+export async function blockCombinations(payloads: Record<string, PayloadSource>, attack: AttackType | undefined, templatesDir: string): Promise<Array<Record<string, string>> | PayloadError> {
+  if (Object.keys(payloads).length === 0) return [{}];
+  try {
+    return [...combinePayloads(await readPayloadSets(payloads, templatesDir), attack)];
+  } catch (error) {
+    if (error instanceof PayloadError) return error;
+    throw error;
+  }
+}

@@ -1,0 +1,407 @@
+/**
+ * The nuclei tcp, ssl and dns executors, run with REAL community templates from ../shared against
+ * loopback servers the tests start: a product banner that must fire and a near miss that must
+ * not, a hex input, tls:// entries, certificates made for the test, a DNS server answering a
+ * takeover-prone CNAME; and the guard: an address the egress refuses receives nothing.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import dgram from 'node:dgram';
+import dnsPacket, { type Answer, type Packet } from 'dns-packet';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import tls from 'node:tls';
+import { after, before, describe, it } from 'node:test';
+import { createAddressGuard } from '../src/shared/address-guard.js';
+import { createEgress } from '../src/shared/egress.js';
+import type { ExecutionContext, HostGate, ServiceTarget } from '../src/engines/nuclei/execute/contract.js';
+import { runDnsTemplate } from '../src/engines/nuclei/execute/dns.js';
+import { runSslTemplate } from '../src/engines/nuclei/execute/ssl.js';
+import { runTcpTemplate } from '../src/engines/nuclei/execute/tcp.js';
+import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
+import type { Template } from '../src/engines/nuclei/templates/template.types.js';
+import { LOOPBACK_EGRESS } from './helpers/egress.js';
+import { hasOpenssl, TestPki, type KeyPair } from './helpers/pki.js';
+import { SHARED_DIR } from './helpers/shared.js';
+
+const CORPUS = path.join(SHARED_DIR, 'third_party', 'nuclei-templates');
+const skip = existsSync(CORPUS) ? false : `shared nuclei templates not found at ${CORPUS} (set RAMPART_SHARED_DIR)`;
+
+/** A real template of the corpus. */
+function template(relative: string): Template {
+  const parsed = parseTemplate(readFileSync(path.join(CORPUS, relative), 'utf8'), relative);
+  if (isTemplateFailure(parsed)) throw new Error(`${relative}: ${parsed.reason}`);
+  return parsed;
+}
+
+/** A gate that lets everything through and records what it was told. */
+function recordingGate(): HostGate & { errors: number; answers: number } {
+  return {
+    errors: 0,
+    answers: 0,
+    run: (_host, send) => send(),
+    answered() {
+      this.answers++;
+    },
+    networkError() {
+      this.errors++;
+    },
+    isSkipped: () => false,
+  };
+}
+
+function context(overrides: Partial<ExecutionContext> = {}): ExecutionContext {
+  return {
+    egress: LOOPBACK_EGRESS,
+    signal: new AbortController().signal,
+    gate: recordingGate(),
+    timeoutMs: 3000,
+    templatesDir: CORPUS,
+    vars: {},
+    cache: { get: async (_key, produce) => ({ value: await produce(), shared: false }) },
+    ...overrides,
+  };
+}
+
+function service(port: number, overrides: Partial<ServiceTarget> = {}): ServiceTarget {
+  return { host: '127.0.0.1', address: '127.0.0.1', port, scheme: null, tls: false, basePath: '/', ...overrides };
+}
+
+type Handler = (socket: net.Socket, received: Buffer[]) => void;
+
+/** A loopback server; `handler` runs per connection; every byte received is kept. */
+async function startServer(handler: Handler, secure?: KeyPair & tls.TlsOptions): Promise<{ port: number; received: Buffer[]; connections: () => number; close: () => Promise<void> }> {
+  const received: Buffer[] = [];
+  let connections = 0;
+  const onSocket = (socket: net.Socket): void => {
+    connections++;
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    handler(socket, received);
+  };
+  const server = secure ? tls.createServer(secure, onSocket) : net.createServer(onSocket);
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    received,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}
+
+/** Writes `reply` once the first chunk arrives (a request/response protocol). */
+const replyOnData = (reply: Buffer | string): Handler => (socket) => socket.once('data', () => socket.write(reply));
+
+describe('nuclei tcp executor', { skip }, () => {
+  it('fires a banner template on a matching banner and extracts the version; a near miss does not fire', async () => {
+    const openssh = template('network/detection/openssh-detect.yaml');
+    const real = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n'));
+    const miss = await startServer((socket) => socket.write('SSH-2.0-dropbear_2022.83\r\n'));
+    try {
+      const hit = await runTcpTemplate(openssh, service(real.port), context());
+      assert.equal(hit.matches.length, 1);
+      assert.equal(hit.matches[0]!.protocol, 'tcp');
+      assert.equal(hit.matches[0]!.matchedAt, `127.0.0.1:${real.port}`);
+      assert.deepEqual(hit.matches[0]!.extracted, ['SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13']);
+      assert.equal(hit.requestsSent, 1);
+      const none = await runTcpTemplate(openssh, service(miss.port), context());
+      assert.deepEqual(none.matches, []);
+      assert.equal(none.requestsSent, 1);
+    } finally {
+      await real.close();
+      await miss.close();
+    }
+  });
+
+  it('sends a text input and matches the reply case-insensitively (mysql-detect)', async () => {
+    const mysql = template('network/detection/mysql-detect.yaml');
+    const server = await startServer(replyOnData(Buffer.concat([Buffer.from([0x4a, 0, 0, 0, 0x0a]), Buffer.from('8.0.36-MySQL Community\0')])));
+    try {
+      const outcome = await runTcpTemplate(mysql, service(server.port), context());
+      assert.equal(outcome.matches.length, 1);
+      assert.equal(Buffer.concat(server.received).toString(), '\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('decodes a hex input, and a binary matcher fires only on the expected bytes (MQTT CONNACK)', async () => {
+    const dionaea = template('network/honeypot/dionaea-mqtt-honeypot-detect.yaml');
+    const accepted = await startServer(replyOnData(Buffer.from('20020000', 'hex')));
+    const refused = await startServer(replyOnData(Buffer.from('20020005', 'hex')));
+    try {
+      const hit = await runTcpTemplate(dionaea, service(accepted.port), context());
+      assert.equal(hit.matches.length, 1);
+      assert.equal(Buffer.concat(accepted.received).toString('hex'), '101000044d5154540502003c032100140000');
+      const none = await runTcpTemplate(dionaea, service(refused.port), context());
+      assert.deepEqual(none.matches, []);
+    } finally {
+      await accepted.close();
+      await refused.close();
+    }
+  });
+});
+
+describe('nuclei tcp executor over TLS', { skip: skip || (hasOpenssl() ? false : 'openssl CLI not found (test certificates)') }, () => {
+  let pki: TestPki;
+  before(() => {
+    pki = new TestPki();
+  });
+  after(() => pki.cleanup());
+
+  it('runs a tls:// block through TLS, while its plain block gets nothing from the TLS port (weblogic-t3-detect)', async () => {
+    const weblogic = template('network/detection/weblogic-t3-detect.yaml');
+    const server = await startServer(replyOnData('HELO:12.2.1.3.0.false\nAS:2048\nHL:19\n\n'), pki.issue({ cn: 'weblogic.test' }));
+    try {
+      const outcome = await runTcpTemplate(weblogic, service(server.port), context());
+      assert.equal(outcome.matches.length, 1);
+      assert.deepEqual(outcome.matches[0]!.extracted, ['12.2.1.3.0']);
+      assert.match(outcome.matches[0]!.request!, /^t3s 12\.2\.1/);
+      assert.equal(outcome.requestsSent, 2);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('nuclei network executors: the address guard', { skip }, () => {
+  it('sends nothing to an address the egress refuses, and says why in a note', async () => {
+    const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'));
+    const refusing = createEgress({ guard: createAddressGuard(['10.0.0.0/8']) });
+    try {
+      const outcome = await runTcpTemplate(template('network/detection/openssh-detect.yaml'), service(server.port), context({ egress: refusing }));
+      assert.deepEqual(outcome.matches, []);
+      assert.equal(outcome.requestsSent, 0);
+      assert.equal(server.connections(), 0);
+      assert.match(outcome.notes.join('\n'), /refused: 127\.0\.0\.1/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** A certificate made with the openssl CLI in the PKI's directory: self-signed, or signed by its CA with key identifiers. */
+function makeCertificate(pki: TestPki, name: string, options: { subject: string; san?: string; signed?: boolean; days?: number }): KeyPair {
+  const file = (suffix: string): string => path.join(pki.dir, `${name}.${suffix}`);
+  const ext = [`subjectAltName=${options.san ?? 'DNS:localhost'}`, 'subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid'].join('\n');
+  writeFileSync(file('ext'), `${ext}\n`);
+  const run = (args: string[]): void => void execFileSync('openssl', args, { stdio: 'pipe' });
+  if (options.signed) {
+    run(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('csr'), '-subj', options.subject]);
+    run(['x509', '-req', '-in', file('csr'), '-CA', path.join(pki.dir, 'ca.pem'), '-CAkey', path.join(pki.dir, 'ca.key'), '-CAcreateserial',
+      '-days', String(options.days ?? 30), '-extfile', file('ext'), '-out', file('pem')]);
+  } else {
+    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('pem'), '-subj', options.subject,
+      '-days', String(options.days ?? 30), ...(options.san ? ['-addext', `subjectAltName=${options.san}`] : [])]);
+  }
+  return { key: readFileSync(file('key'), 'utf8'), cert: readFileSync(file('pem'), 'utf8') };
+}
+
+/** Whether this OpenSSL completes a TLS 1.0 handshake at security level 0 (some builds remove it). */
+async function tls10Works(cert: KeyPair): Promise<boolean> {
+  const legacy = { minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' } as const;
+  const server = await startServer((socket) => socket.end(), { ...cert, ...legacy });
+  try {
+    return await new Promise<boolean>((resolve) => {
+      const client = tls.connect({ host: '127.0.0.1', port: server.port, rejectUnauthorized: false, ...legacy }, () => {
+        client.destroy();
+        resolve(true);
+      });
+      client.on('error', () => resolve(false));
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+/** Runs a template against a fresh TLS server with `secure`, then closes it. */
+async function sslRun(relative: string, secure: KeyPair & tls.TlsOptions, target: Partial<ServiceTarget> = {}): Promise<Awaited<ReturnType<typeof runSslTemplate>>> {
+  const server = await startServer((socket) => socket.end(), secure);
+  try {
+    return await runSslTemplate(template(relative), service(server.port, { tls: true, ...target }), context());
+  } finally {
+    await server.close();
+  }
+}
+
+describe('nuclei ssl executor', { skip: skip || (hasOpenssl() ? false : 'openssl CLI not found (test certificates)') }, () => {
+  let pki: TestPki;
+  before(() => {
+    pki = new TestPki();
+  });
+  after(() => pki.cleanup());
+
+  it('expired-ssl fires on an expired certificate and extracts not_after as Go prints it; not on a valid one', async () => {
+    const expired = pki.issue({ cn: 'localhost', start: '20200101000000Z', end: '20210101000000Z' });
+    const hit = await sslRun('ssl/expired-ssl.yaml', expired);
+    assert.equal(hit.matches.length, 1);
+    assert.equal(hit.matches[0]!.protocol, 'ssl');
+    assert.deepEqual(hit.matches[0]!.extracted, ['2021-01-01 00:00:00 +0000 UTC']);
+    const valid = await sslRun('ssl/expired-ssl.yaml', makeCertificate(pki, 'valid', { subject: '/CN=localhost', signed: true }));
+    assert.deepEqual(valid.matches, []);
+    assert.equal(valid.requestsSent, 1);
+  });
+
+  it('self-signed-ssl fires on a self-signed certificate, not on a CA-signed one with key identifiers and names', async () => {
+    const self = await sslRun('ssl/self-signed-ssl.yaml', makeCertificate(pki, 'self', { subject: '/CN=localhost', san: 'DNS:localhost' }));
+    assert.equal(self.matches.length, 1);
+    const signed = await sslRun('ssl/self-signed-ssl.yaml', makeCertificate(pki, 'signed', { subject: '/CN=localhost', signed: true }));
+    assert.deepEqual(signed.matches, []);
+  });
+
+  it('mismatched-ssl-certificate fires when the name dialled is not in the certificate', async () => {
+    const other = makeCertificate(pki, 'other', { subject: '/CN=other.example', san: 'DNS:other.example', signed: true });
+    const hit = await sslRun('ssl/mismatched-ssl-certificate.yaml', other, { host: 'localhost' });
+    assert.equal(hit.matches.length, 1);
+    assert.deepEqual(hit.matches[0]!.extracted, ['CN: other.example']);
+    const own = makeCertificate(pki, 'own', { subject: '/CN=localhost', signed: true });
+    assert.deepEqual((await sslRun('ssl/mismatched-ssl-certificate.yaml', own, { host: 'localhost' })).matches, []);
+  });
+
+  it('reads the subject DN as zcrypto prints it (fortigate-certificate) and extracts the domains', async () => {
+    const fortigate = makeCertificate(pki, 'fortigate', {
+      subject: '/C=US/ST=California/L=Sunnyvale/O=Fortinet/OU=FortiGate/CN=FG100F3G19000000/emailAddress=support@fortinet.com',
+    });
+    const hit = await sslRun('ssl/fortinet/fortigate-certificate.yaml', fortigate);
+    assert.equal(hit.matches.length, 1);
+    const response = JSON.parse(hit.matches[0]!.response!) as Record<string, unknown>;
+    assert.equal(response.subject_dn, 'emailAddress=support@fortinet.com, CN=FG100F3G19000000, OU=FortiGate, O=Fortinet, L=Sunnyvale, ST=California, C=US');
+    assert.equal(response.tls_version, 'tls13');
+    const miss = makeCertificate(pki, 'fortiweb', { subject: '/O=Fortinet/OU=FortiWeb/CN=FV000' });
+    assert.deepEqual((await sslRun('ssl/fortinet/fortigate-certificate.yaml', miss)).matches, []);
+  });
+
+  it('deprecated-tls reports TLS 1.0 on a server that only speaks it, nothing on a TLS 1.2+ server, and notes SSL 3.0', async (t) => {
+    const cert = makeCertificate(pki, 'legacy', { subject: '/CN=localhost', signed: true });
+    if (!(await tls10Works(cert))) return t.skip('the local OpenSSL refuses TLS 1.0 even at security level 0');
+    const legacy = await sslRun('ssl/deprecated-tls.yaml', { ...cert, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' });
+    assert.deepEqual(legacy.matches.map((m) => [m.extractorName, m.extracted]), [['tls_1.0', ['tls10']]]);
+    assert.match(legacy.notes.join('\n'), /ssl30.*cannot be negotiated/);
+    const modern = await sslRun('ssl/deprecated-tls.yaml', { ...cert, minVersion: 'TLSv1.2' });
+    assert.deepEqual(modern.matches, []);
+    assert.equal(modern.requestsSent, 2);
+  });
+});
+
+/** What a test resolver answers to one question: the rcode and the records. */
+type Zone = (name: string, type: string) => { rcode?: number; answers?: Answer[]; truncate?: boolean };
+
+/** A loopback resolver over UDP and TCP on one port number; every question is recorded. */
+async function startResolver(zone: Zone): Promise<{ resolver: string; questions: string[]; close: () => Promise<void> }> {
+  const questions: string[] = [];
+  const reply = (query: Packet, overTcp: boolean): Buffer => {
+    const question = query.questions![0]!;
+    questions.push(`${question.type} ${question.name}${overTcp ? ' tcp' : ''}`);
+    const answer = zone(question.name, question.type);
+    const truncated = answer.truncate === true && !overTcp;
+    return dnsPacket.encode({
+      type: 'response',
+      id: query.id,
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0) | (answer.rcode ?? 0),
+      questions: query.questions,
+      answers: truncated ? [] : (answer.answers ?? []),
+    });
+  };
+  const tcp = net.createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      const message = reply(dnsPacket.decode(chunk.subarray(2)), true);
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(message.length);
+      socket.end(Buffer.concat([length, message]));
+    });
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  const { port } = tcp.address() as net.AddressInfo;
+  const udp = dgram.createSocket('udp4');
+  udp.on('message', (message, peer) => udp.send(reply(dnsPacket.decode(message), false), peer.port, peer.address));
+  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', resolve));
+  return {
+    resolver: `127.0.0.1:${port}`,
+    questions,
+    close: async () => {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}
+
+const cname = (name: string, target: string): Answer => ({ type: 'CNAME', name, ttl: 300, class: 'IN', data: target });
+const NXDOMAIN = 3;
+
+describe('nuclei dns executor', { skip }, () => {
+  it('azure-takeover-detection fires on a dangling CNAME to azurewebsites.net (NXDOMAIN) and extracts it; not when it resolves', async () => {
+    const dangling = await startResolver((name) => ({ rcode: NXDOMAIN, answers: [cname(name, 'rampart-gone.azurewebsites.net')] }));
+    const alive = await startResolver((name) => ({
+      answers: [cname(name, 'rampart-live.azurewebsites.net'), { type: 'A', name: 'rampart-live.azurewebsites.net', ttl: 60, class: 'IN', data: '20.1.2.3' }],
+    }));
+    const azure = template('dns/azure-takeover-detection.yaml');
+    const host = { host: 'shop.victim.test', address: '192.0.2.10' };
+    try {
+      const hit = await runDnsTemplate(azure, service(443, host), context({ resolvers: [dangling.resolver] }));
+      assert.equal(hit.matches.length, 1);
+      assert.equal(hit.matches[0]!.protocol, 'dns');
+      assert.equal(hit.matches[0]!.matchedAt, 'shop.victim.test');
+      assert.deepEqual(hit.matches[0]!.extracted, ['rampart-gone.azurewebsites.net']);
+      assert.deepEqual(dangling.questions, ['A shop.victim.test']);
+      // The answer as miekg/dns prints it: templates match regexes on this text.
+      assert.match(hit.matches[0]!.response!, /^;; opcode: QUERY, status: NXDOMAIN, id: \d+\n;; flags: qr rd ra; QUERY: 1, ANSWER: 1, AUTHORITY: 0, ADDITIONAL: 0\n/);
+      assert.match(hit.matches[0]!.response!, /\n;; QUESTION SECTION:\n;shop\.victim\.test\.\tIN\t A\n\n;; ANSWER SECTION:\nshop\.victim\.test\.\t300\tIN\tCNAME\trampart-gone\.azurewebsites\.net\.\n$/);
+      assert.match(hit.matches[0]!.request!, /;; flags: rd; QUERY: 1, ANSWER: 0, AUTHORITY: 0, ADDITIONAL: 1\n\n;; OPT PSEUDOSECTION:\n; EDNS: version 0; flags:; udp: 4096\n/);
+      const none = await runDnsTemplate(azure, service(443, host), context({ resolvers: [alive.resolver] }));
+      assert.deepEqual(none.matches, []);
+    } finally {
+      await dangling.close();
+      await alive.close();
+    }
+  });
+
+  it('names the SaaS behind a CNAME (dns-saas-service-detection: one match per named matcher)', async () => {
+    const resolver = await startResolver((name) => ({ answers: [cname(name, 'victim.zendesk.com')] }));
+    try {
+      const outcome = await runDnsTemplate(template('dns/dns-saas-service-detection.yaml'), service(80, { host: 'help.victim.test' }), context({ resolvers: [resolver.resolver] }));
+      assert.deepEqual(outcome.matches.map((m) => m.matcherName), ['zendesk']);
+      assert.deepEqual(resolver.questions, ['CNAME help.victim.test']);
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('asks one TXT question per payload value, over TCP when the UDP answer is truncated (dkim-record-detect)', async () => {
+    const key = 'v=DKIM1; k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7vbqajDw4o6gJy8UtmIbkcpnk';
+    const resolver = await startResolver((name) =>
+      name === 'selector1._domainkey.victim.test' ? { truncate: true, answers: [{ type: 'TXT', name, ttl: 300, class: 'IN', data: [key] }] } : { rcode: NXDOMAIN },
+    );
+    try {
+      const outcome = await runDnsTemplate(template('dns/dkim-record-detect.yaml'), service(25, { host: 'victim.test' }), context({ resolvers: [resolver.resolver] }));
+      assert.equal(outcome.requestsSent, 10);
+      assert.equal(outcome.matches.length, 1);
+      assert.deepEqual(outcome.matches[0]!.payload, { selector: 'selector1' });
+      // The regex `v=DKIM1(.+)` runs on the printed record, quotes included, as upstream's does.
+      assert.deepEqual(outcome.matches[0]!.extracted, [`${key}"`]);
+      assert.ok(resolver.questions.includes('TXT selector1._domainkey.victim.test tcp'));
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('skips a service named by an address, with a note, and asks nothing', async () => {
+    const resolver = await startResolver(() => ({ rcode: NXDOMAIN }));
+    try {
+      const outcome = await runDnsTemplate(template('dns/azure-takeover-detection.yaml'), service(443), context({ resolvers: [resolver.resolver] }));
+      assert.deepEqual(outcome.matches, []);
+      assert.equal(outcome.requestsSent, 0);
+      assert.deepEqual(resolver.questions, []);
+      assert.match(outcome.notes.join('\n'), /need a host name; 127\.0\.0\.1 is an address/);
+    } finally {
+      await resolver.close();
+    }
+  });
+});
