@@ -15,6 +15,7 @@ import { setMaxListeners } from 'node:events';
 import { EngineError, type Engine, type EngineEvent, type EngineJob } from '../engine.js';
 import { EventChannel } from '../../shared/event-channel.js';
 import type { ServiceTarget, SharedResponses, TemplateExecutor } from './execute/contract.js';
+import { createSharedResponses } from './execute/shared-responses.js';
 import { createHostGate } from './host-gate.js';
 import { applyNucleiOptions, DEFAULT_MAX_HOST_ERRORS, nucleiOptionsSchema, type NucleiOptionCaps } from './options.js';
 import { runTemplates } from './run-templates.js';
@@ -35,9 +36,6 @@ const FAILURES_NAMED = 3;
 const DISCOVERY_SHARE = 20;
 const CHANNEL_CAPACITY = 64;
 
-/** Shares nothing: every request is produced (sent). */
-const NO_CACHE: SharedResponses = { get: async (_key, produce) => ({ value: await produce(), shared: false }) };
-
 /** How a deployment sets the engine up. */
 export interface NucleiEngineSettings {
   /** The templates directory (RAMPART_NUCLEI_TEMPLATES). */
@@ -46,8 +44,10 @@ export interface NucleiEngineSettings {
   supported: ReadonlySet<string>;
   /** One executor per protocol family; a family without one is not run. */
   executors: Partial<Record<ProtocolFamily, TemplateExecutor>>;
-  /** A fresh response cache for one run (default: none, every request is sent). */
+  /** A fresh response cache for one run (default: execute/shared-responses.ts). */
   createCache?: () => SharedResponses;
+  /** The DNS resolvers `dns:` templates query (default: the system's). */
+  resolvers?: string[];
   /** Finds the services of host and CIDR targets; without it only URL targets are scanned. */
   discover?: DiscoverServices;
   /** Run templates marked `unsafe: true` (RAMPART_NUCLEI_UNSAFE). */
@@ -203,7 +203,8 @@ async function produceEvents(
       timeoutMs: settings.timeoutMs ?? DEFAULT_NUCLEI_TIMEOUT_MS,
       templatesDir: settings.templatesDir,
       vars: {},
-      cache: settings.createCache?.() ?? NO_CACHE,
+      cache: settings.createCache?.() ?? createSharedResponses(),
+      ...(settings.resolvers ? { resolvers: settings.resolvers } : {}),
     },
     concurrency: applied.runConcurrency,
     emit,

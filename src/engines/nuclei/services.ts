@@ -10,6 +10,7 @@
  */
 import type { EngineEvent, EngineJob } from '../engine.js';
 import type { ServiceTarget } from './execute/contract.js';
+import { templatePorts } from './execute/tcp.js';
 import type { ProtocolFamily } from './selection.js';
 import type { Template } from './templates/template.types.js';
 
@@ -51,16 +52,9 @@ export function serviceTarget(service: DiscoveredService): ServiceTarget {
   return { ...service, basePath: '/' };
 }
 
-/** The ports a tcp template declares (`port: 6379` or `port: 80,443`); empty when it declares none. */
+/** The ports a tcp template's blocks declare (`port: 6379`, `port: 80,443`); empty when none does. */
 export function declaredPorts(t: Template): number[] {
-  const ports = new Set<number>();
-  for (const block of t.tcp) {
-    for (const part of (block.port ?? '').split(',')) {
-      const port = Number(part.trim());
-      if (Number.isInteger(port) && port > 0 && port < 65536) ports.add(port);
-    }
-  }
-  return [...ports];
+  return [...new Set(t.tcp.flatMap((block) => templatePorts(block)))];
 }
 
 const isIpAddress = (host: string): boolean => /^[\d.]+$/.test(host) || host.includes(':');
