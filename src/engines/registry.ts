@@ -39,7 +39,7 @@ export interface RegistrySettings {
   /** The deployment's scan limits: the caps of the engines' options; and whether the empty-password login may run (default: yes). */
   scan: OptionCaps & { emptyPasswordLogins?: boolean };
   /** The built-in nuclei engine's settings (`Config['nuclei']`); absent: Nuclei scans are not available. */
-  nuclei?: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
+  nuclei?: { templatesDir: string; templatesDirSet: boolean; timeoutMs: number };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -56,7 +56,6 @@ function nucleiChoice(settings: RegistrySettings): () => EngineChoice {
   if (!nuclei) return () => ({ available: false, reason: UNAVAILABLE.Nuclei! });
   const engine = createNucleiEngine({
     templatesDir: nuclei.templatesDir,
-    unsafe: nuclei.unsafe,
     timeoutMs: nuclei.timeoutMs,
     caps: settings.scan,
     executors: NUCLEI_EXECUTORS,

@@ -50,8 +50,6 @@ export interface NucleiEngineSettings {
   resolvers?: string[];
   /** Finds the services of host and CIDR targets; without it only URL targets are scanned. */
   discover?: DiscoverServices;
-  /** Run templates marked `unsafe: true` (RAMPART_NUCLEI_UNSAFE). */
-  unsafe?: boolean;
   /** Bound on one exchange (RAMPART_NUCLEI_TIMEOUT_MS). */
   timeoutMs?: number;
   /** The deployment's limits, which bound the options a scan may set. */
@@ -83,7 +81,6 @@ async function* runJob(job: EngineJob, settings: NucleiEngineSettings): AsyncGen
   if (job.signal.aborted) return;
   const applied = applyNucleiOptions(job);
   const selection = selectTemplates(loaded.templates, applied.selection, {
-    allowUnsafe: settings.unsafe ?? false,
     supported: settings.supported,
     families: new Set(Object.keys(settings.executors) as ProtocolFamily[]),
   });
