@@ -15,6 +15,8 @@ import { startBackground } from '../src/runs/background.js';
 import { buildTestApp, signUp, STORE_KIND, tempDir, type TestApp } from './helpers/app.js';
 import { waitFor } from './helpers/servers.js';
 import { SHARED_DIR } from './helpers/shared.js';
+import { fast, skip as noVulnDbFixtures, startSources } from './helpers/vulndb-sources.js';
+import { syncVulnDb } from '../src/vulndb/vulndb.service.js';
 
 const TEMPLATES = path.join(SHARED_DIR, 'third_party', 'nuclei-templates');
 const NO_TEMPLATES = existsSync(TEMPLATES) ? false : `the shared nuclei templates are absent (${TEMPLATES}); set RAMPART_SHARED_DIR`;
@@ -55,8 +57,8 @@ async function templatesDir(t: TestContext, files: string[]): Promise<string> {
 
 const SCAN = { scan_name: 'nuclei', scan_type: 'Nuclei', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com' };
 
-async function runScan(ctx: TestApp, auth: Record<string, string>, target: string) {
-  const created = await ctx.app.inject({ method: 'POST', url: '/api/new-scan', headers: auth, payload: { ...SCAN, scan_target: target } });
+async function runScan(ctx: TestApp, auth: Record<string, string>, target: string, type = 'Nuclei') {
+  const created = await ctx.app.inject({ method: 'POST', url: '/api/new-scan', headers: auth, payload: { ...SCAN, scan_type: type, scan_target: target } });
   assert.equal(created.statusCode, 200, created.body);
   const uuid = created.json().uuid as string;
   const run = await waitFor(
@@ -65,7 +67,7 @@ async function runScan(ctx: TestApp, auth: Record<string, string>, target: strin
       const summary = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: auth })).json();
       return summary.runs[0]?.status === 'completed' ? summary.runs[0] : undefined;
     },
-    60_000,
+    90_000,
   );
   return { uuid, run };
 }
@@ -136,4 +138,49 @@ test(`Nuclei scans are refused while no templates directory is configured, and a
   const portOnly = await post('127.0.0.1:8080');
   assert.equal(portOnly.statusCode, 422);
   assert.match(portOnly.json().errors.scan_target[0], /give a URL \(http:\/\/127\.0\.0\.1:8080\/ or https:\/\/127\.0\.0\.1:8080\/\)/);
+});
+
+/** Apache 2.4.49 with the path traversal of CVE-2021-41773 open: /etc/passwd through /icons/. */
+function apache2449(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const headers = { server: 'Apache/2.4.49 (Unix)', 'content-type': 'text/plain' };
+  if (/^\/(icons|cgi-bin)\/\.%2e\/.*etc\/passwd$/.test(req.url ?? '')) return void res.writeHead(200, headers).end('root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n');
+  res.writeHead(404, { ...headers, 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>');
+}
+
+test(`the same CVE found by Rampart's version match and by a template is one finding listing both engines (${STORE_KIND})`, { skip: NO_TEMPLATES || noVulnDbFixtures, timeout: 180_000 }, async (t) => {
+  const port = await listen(t, apache2449);
+  const dir = await templatesDir(t, ['http/cves/2021/CVE-2021-41773.yaml']);
+  const ctx = await buildTestApp(t, {
+    env: {
+      RAMPART_ALLOW_TARGETS: '127.0.0.0/8',
+      RAMPART_SCAN_PORTS: String(port),
+      RAMPART_CONNECT_TIMEOUT_MS: '1000',
+      RAMPART_READ_TIMEOUT_MS: '2000',
+      RAMPART_WORKER_POLL_MS: '50',
+      RAMPART_NUCLEI_TEMPLATES: dir,
+      RAMPART_RATE_LIMITS: 'pro=100000',
+    },
+  });
+  const sources = await startSources(t);
+  await syncVulnDb(ctx.store.db, fast(sources.sources));
+  const user = await signUp(ctx, { role: 'pro' });
+  const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log: silent, worker: true, scheduler: false });
+  t.after(() => background.stop());
+
+  const rampart = await runScan(ctx, user.auth, '127.0.0.1', 'Rampart');
+  assert.equal(rampart.run.outcome, 'succeeded', rampart.run.error);
+  const nuclei = await runScan(ctx, user.auth, '127.0.0.1');
+  assert.equal(nuclei.run.outcome, 'succeeded', nuclei.run.error);
+
+  const rows = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
+  const traversal = rows.filter((f) => f.cve.includes('CVE-2021-41773'));
+  assert.equal(traversal.length, 1, `one finding: ${traversal.map((f) => `${f.rule_id} ${f.url}`).join(', ')}`);
+  const [merged] = traversal;
+  assert.deepEqual(merged!.engines, ['rampart', 'rampart-nuclei']);
+  assert.equal(merged!.rule_id, 'rampart:known-vulnerability', 'the rule id stays the first reporter\'s');
+  assert.equal(merged!.url, `http://127.0.0.1:${port}/icons/.%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd`);
+  assert.equal(merged!.port, port);
+  // Each engine's evidence is kept under its name.
+  const api = (await ctx.app.inject({ method: 'GET', url: `/api/vulnerabilities?per_page=100`, headers: user.auth })).json().data.find((v: { cve: string[] }) => v.cve.includes('CVE-2021-41773'));
+  assert.match(api.evidence, /rampart[\s\S]*Apache[\s\S]*rampart-nuclei[\s\S]*root:x:0:0/i);
 });
