@@ -106,7 +106,7 @@ function buildPath(block: HttpRequest, item: string, scope: RequestScope, payloa
   const unresolved = findUnresolved(url, method, ...headers.map(([, v]) => v), body ? Buffer.from(body).toString('utf8') : '');
   if (unresolved !== undefined) return { kind: 'unresolved', name: unresolved };
   const parts = ABSOLUTE.exec(url);
-  if (!parts) return { kind: 'invalid', reason: `"${url.slice(0, 80)}" is not an absolute http(s) URL` };
+  if (!parts || !URL.canParse(`${parts[1]}://${parts[2]}/`)) return { kind: 'invalid', reason: `"${url.slice(0, 80)}" is not an absolute http(s) URL` };
   const defaults: Array<[string, string]> = [['Accept', '*/*'], ['Accept-Language', 'en']];
   const request: HttpRequestSpec = {
     method,
@@ -139,7 +139,10 @@ function buildRaw(block: HttpRequest, item: string, scope: RequestScope, payload
   if (!headers.some(([name]) => name.toLowerCase() === 'host')) headers = [['Host', input.host], ...headers];
   headers = setHeaders(headers, renderHeaders(block, vars));
   let origin = input.origin;
-  if (parsed.hostAnnotation !== undefined) origin = annotatedOrigin(parsed.hostAnnotation, input);
+  if (parsed.hostAnnotation !== undefined) {
+    origin = annotatedOrigin(parsed.hostAnnotation, input);
+    if (!URL.canParse(`${origin}/`)) return { kind: 'invalid', reason: `@Host: ${parsed.hostAnnotation} gives no usable address` };
+  }
   const request: HttpRequestSpec = {
     method: parsed.method,
     origin,
