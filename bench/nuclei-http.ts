@@ -1,6 +1,7 @@
 /**
- * bench/nuclei-http: runs every default-set template with http blocks (and no tcp/ssl/dns) that is
- * executable at coverage level L7 of ../shared/reference/nuclei.md against one loopback server
+ * bench/nuclei-http: runs every default-set template with http blocks (and no tcp/ssl/dns) that the
+ * http executor can run (HTTP_EXECUTOR_FEATURES, beside level L7 of ../shared/reference/nuclei.md
+ * for comparison) against one loopback server
  * answering 404 to everything, through the http executor with a shared response cache. Prints the
  * count, the time, requests sent and shared, matches, notes by kind, and errors thrown (should be 0).
  *
@@ -14,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { HostGate } from '../src/engines/nuclei/execute/contract.js';
 import { runHttpTemplate } from '../src/engines/nuclei/execute/http-executor.js';
+import { HTTP_EXECUTOR_FEATURES } from '../src/engines/nuclei/execute/http-features.js';
 import { createSharedResponses } from '../src/engines/nuclei/execute/shared-responses.js';
 import { checkExecutable } from '../src/engines/nuclei/templates/features.js';
 import { levelFeatureSets } from '../src/engines/nuclei/templates/levels.js';
@@ -31,10 +33,13 @@ const { values } = parseArgs({
 });
 const directory = values.dir as string;
 const l7 = levelFeatureSets().find((l) => l.level === 'L7')!.supported;
+const supported = new Set(HTTP_EXECUTOR_FEATURES);
 const { templates } = await loadTemplates(directory);
-let selected = templates.filter(
-  (t) => isInDefaultSet(t) && t.http.length > 0 && t.tcp.length + t.ssl.length + t.dns.length === 0 && checkExecutable(t, l7).executable,
-);
+const httpOnly = templates.filter((t) => isInDefaultSet(t) && t.http.length > 0 && t.tcp.length + t.ssl.length + t.dns.length === 0);
+const atL7 = httpOnly.filter((t) => checkExecutable(t, l7).executable).length;
+let selected = httpOnly.filter((t) => checkExecutable(t, supported).executable);
+const blockers = new Map<string, number>();
+for (const t of httpOnly) for (const b of checkExecutable(t, supported).blockers) blockers.set(b, (blockers.get(b) ?? 0) + 1);
 if (Number(values.limit) > 0) selected = selected.slice(0, Number(values.limit));
 
 let received = 0;
@@ -95,7 +100,10 @@ await Promise.all(
 const seconds = (performance.now() - started) / 1000;
 server.close();
 
-console.log(`templates run:   ${selected.length} (default set, http only, executable at L7)`);
+const share = (n: number): string => `${((100 * n) / httpOnly.length).toFixed(1)}%`;
+console.log(`default set, http only: ${httpOnly.length}; executable by the http executor ${selected.length} (${share(selected.length)}), at L7 ${atL7} (${share(atL7)})`);
+console.log(`blockers:        ${[...blockers].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+console.log(`templates run:   ${selected.length}`);
 console.log(`time:            ${seconds.toFixed(1)} s`);
 console.log(`requests:        ${sent} sent, ${shared} shared (server received ${received})`);
 console.log(`matches:         ${matches} on a 404 server${matched.length > 0 ? ` (${matched.slice(0, 10).join(', ')}${matched.length > 10 ? ', ...' : ''})` : ''}`);
