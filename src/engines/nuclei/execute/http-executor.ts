@@ -7,7 +7,15 @@
  * http-result (events and matches), http-flow (flow expressions), payloads.
  */
 import { compileExpression, expandMarkers, isDslError, type CompiledExpression, type DslError } from '../dsl/index.js';
-import { compileOperators, loadJsonQuery, OperatorCompileError, type DslEvaluator, type ExtractorDeps, type OperatorsSpec } from '../match/index.js';
+import {
+  compileOperators,
+  loadJsonQuery,
+  OperatorCompileError,
+  type DslEvaluator,
+  type ExtractorDeps,
+  type ExtractorSpec,
+  type MatcherSpec,
+} from '../match/index.js';
 import { isSimpleFlow } from '../templates/features.js';
 import type { Extractor, HttpRequest, Matcher, Template } from '../templates/template.types.js';
 import type { TemplateExecutor, TemplateOutcome } from './contract.js';
@@ -21,7 +29,8 @@ const compiledTemplates = new WeakMap<Template, CompiledBlock[] | { error: strin
 
 const INDEXED = /_\d+/;
 
-function matcherSpec(m: Matcher): OperatorsSpec['matchers'] extends (infer T)[] | undefined ? T : never {
+/** The model's matcher in the YAML shape the match layer compiles. */
+function matcherSpec(m: Matcher): MatcherSpec {
   return {
     type: m.type,
     ...(m.name === undefined ? {} : { name: m.name }),
@@ -42,7 +51,8 @@ function matcherSpec(m: Matcher): OperatorsSpec['matchers'] extends (infer T)[] 
   };
 }
 
-function extractorSpec(e: Extractor): OperatorsSpec['extractors'] extends (infer T)[] | undefined ? T : never {
+/** The model's extractor in the YAML shape the match layer compiles. */
+function extractorSpec(e: Extractor): ExtractorSpec {
   return {
     type: e.type,
     ...(e.name === undefined ? {} : { name: e.name }),

@@ -169,6 +169,8 @@ async function runExchange(spec: HttpRequestSpec, policy: RedirectPolicy, jar: C
       delete headers['content-type'];
     }
     if (next.host !== url.host) for (const name of ['authorization', 'cookie', 'www-authenticate']) delete headers[name];
+    // The template's Host header named the first hop; a redirect goes to its own host.
+    delete headers.host;
     url = next;
     target = undefined;
   }
