@@ -1,13 +1,14 @@
 /**
  * The nuclei http executor's step rules on small inline templates (features the corpus uses in a
  * few templates only): `@once`, `iterate-all`, a `{{BaseURL}}:port` override, template-level
- * `stop-at-first-match` across blocks, `<id>_` values of an earlier block, compressed bodies and a
- * redirect loop bounded by the default max-redirects.
+ * `stop-at-first-match` across blocks, `<id>_` values of an earlier block, compressed bodies, a
+ * redirect loop bounded by the default max-redirects; and the helper variables of a service.
  */
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { runHttpTemplate } from '../src/engines/nuclei/execute/http-executor.js';
+import { helperVariables, inputUrl } from '../src/engines/nuclei/execute/http-variables.js';
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
 import type { Template } from '../src/engines/nuclei/templates/template.types.js';
 import { executionContext, loopbackService, serve } from './helpers/nuclei-http.js';
@@ -125,5 +126,29 @@ describe('nuclei http executor: steps', () => {
     assert.equal(server.seen.length, 11);
     assert.equal(outcome.requestsSent, 11);
     assert.equal(outcome.matches[0]?.matchedAt, `http://127.0.0.1:${server.port}/loop/10`);
+  });
+
+  it('helper variables of a service as nuclei derives them from its input URL', () => {
+    const service = { host: 'app.example.com', address: '192.0.2.7', port: 8443, scheme: 'https' as const, tls: true, basePath: '/shop/cart/' };
+    assert.deepEqual(helperVariables(inputUrl(service), service.address, true), {
+      BaseURL: 'https://app.example.com:8443/shop/cart',
+      RootURL: 'https://app.example.com:8443',
+      Hostname: 'app.example.com:8443',
+      Host: 'app.example.com',
+      Port: '8443',
+      Path: '/shop',
+      File: 'cart',
+      Query: '',
+      Scheme: 'https',
+      Input: 'https://app.example.com:8443/shop/cart',
+      ip: '192.0.2.7',
+      FQDN: 'app.example.com',
+      RDN: 'example.com',
+      DN: 'example',
+      TLD: 'com',
+      SD: 'app',
+    });
+    const plain = helperVariables(inputUrl({ ...service, host: '192.0.2.7', port: 80, scheme: 'http', tls: false, basePath: '/' }), '192.0.2.7', false);
+    assert.deepEqual([plain.BaseURL, plain.Hostname, plain.Port, plain.Path, plain.File, plain.FQDN, plain.RDN], ['http://192.0.2.7', '192.0.2.7', '80', '', '', '192.0.2.7', undefined]);
   });
 });
