@@ -1,11 +1,12 @@
 /**
  * The nuclei http executor's run-time rules against loopback servers: responses shared across
  * templates (and not within one), requests with unresolved variables not sent, the address guard,
- * a skipped host, `unsafe` blocks; plus the pure parts (raw requests, flow expressions, the
+ * a skipped host, `unsafe` blocks on the socket; plus the pure parts (raw requests, flow expressions, the
  * shared-response cache).
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import net from 'node:net';
 import { describe, it } from 'node:test';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
@@ -97,12 +98,26 @@ http:
     assert.deepEqual([server.seen.length, skipped.matches.length, skipped.notes.length], [0, 0, 0]);
   });
 
-  it('an unsafe block is not sent and says so', async (t) => {
-    const template = await loadTemplate('http/honeypot/dionaea-http-honeypot-detect.yaml');
-    const server = await serve(t, () => ({ status: 501 }));
-    const outcome = await runHttpTemplate(template, loopbackService(server.port), executionContext());
-    assert.equal(server.seen.length, 0);
-    assert.match(outcome.notes[0] ?? '', /unsafe: true/);
+  it('unsafe: the raw bytes go on the socket as written, the first response is read (dionaea, snare)', async (t) => {
+    const received: string[] = [];
+    const server = net.createServer((socket) => {
+      socket.on('data', (chunk) => {
+        received.push(chunk.toString('latin1'));
+        const aiohttp = chunk.toString('latin1').startsWith('GET / HTTP/1337');
+        const body = aiohttp ? `400, message="Bad status line 'Expected dot'"` : '<?xml version="1.0" encoding="ascii"?><error/>';
+        // Chunked for one, read-to-close for the other: both framings are read.
+        if (aiohttp) socket.end(`HTTP/1.1 400 Bad Request\r\nServer: Python/3.10 aiohttp/3.8.3\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+        else socket.end(`HTTP/1.1 501 Not Implemented\r\nServer: nginx\r\n\r\n${body}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as net.AddressInfo).port;
+    const dionaea = await runHttpTemplate(await loadTemplate('http/honeypot/dionaea-http-honeypot-detect.yaml'), loopbackService(port), executionContext());
+    const snare = await runHttpTemplate(await loadTemplate('http/honeypot/snare-honeypot-detect.yaml'), loopbackService(port), executionContext());
+    // As nuclei's rawhttp: the bytes as rendered (the YAML block ends with one line break), nothing added.
+    assert.deepEqual(received, [`AAAA / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`, `GET / HTTP/1337\r\nHost: 127.0.0.1:${port}\r\n`]);
+    assert.deepEqual([dionaea.matches.length, snare.matches.length, dionaea.requestsSent, dionaea.requestsShared], [1, 1, 1, 0]);
   });
 
   it('an aborted run throws', async (t) => {

@@ -227,6 +227,16 @@ describe('nuclei http executor: community templates', { skip }, () => {
     assert.deepEqual(outcome.matches[0]!.extracted, []);
   });
 
+  it('indexed variables across the steps of a block (xff-403-bypass: status_code_1, status_code_2)', async (t) => {
+    const template = await loadTemplate('http/fuzzing/xff-403-bypass.yaml');
+    const bypassable = await serve(t, (r) => ({ status: r.headers['x-forwarded-for'] ? 200 : 403 }));
+    const outcome = await runHttpTemplate(template, loopbackService(bypassable.port), executionContext());
+    assert.equal(outcome.matches.length, 1);
+    assert.deepEqual(bypassable.seen.map((r) => r.headers['x-forwarded-for'] ?? null), [null, '127.0.0.1, 0.0.0.0, 192.168.0.1, 10.0.0.1, 172.16.0.1']);
+    const strict = await serve(t, () => ({ status: 403 }));
+    assert.equal((await runHttpTemplate(template, loopbackService(strict.port), executionContext())).matches.length, 0);
+  });
+
   it('simple flow: the second block runs only when the first matched (cockroachdb-unauth-exposure)', async (t) => {
     const template = await loadTemplate('http/misconfiguration/cockroachdb-unauth-exposure.yaml');
     const console = await serve(t, (r) =>

@@ -25,7 +25,7 @@ export interface SeenRequest {
 }
 
 /** Answers a request: status, headers, body. */
-export type Reply = (request: SeenRequest) => { status?: number; headers?: Record<string, string | string[]>; body?: string | Buffer };
+export type Reply = (request: SeenRequest) => { status?: number; headers?: Record<string, string | string[] | undefined>; body?: string | Buffer };
 
 /** A started server: its port and every request it saw, in order. */
 export interface TestServer {
@@ -43,7 +43,7 @@ export async function serve(t: TestContext, reply: Reply, tls?: { key: string; c
       const request: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('latin1') };
       seen.push(request);
       const answer = reply(request);
-      res.writeHead(answer.status ?? 200, answer.headers ?? {});
+      res.writeHead(answer.status ?? 200, Object.fromEntries(Object.entries(answer.headers ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string | string[]>);
       res.end(answer.body ?? '');
     });
   };

@@ -151,10 +151,6 @@ async function runRequest(exec: HttpExecution, run: BlockRun, item: string, inde
 export async function runHttpBlock(exec: HttpExecution, block: HttpRequest, compiled: CompiledBlock): Promise<BlockOutcome> {
   const outcome: BlockOutcome = { status: !compiled.hasOperators, results: false };
   if (exec.halted) return outcome;
-  if (block.unsafe) {
-    note(exec, 'an `unsafe: true` block (raw bytes on the socket) is not sent by this engine.');
-    return outcome;
-  }
   const items = block.path.length > 0 ? block.path : block.raw;
   let combinations: Iterable<Record<string, string>> = [{}];
   const payloads = usedPayloads(block);

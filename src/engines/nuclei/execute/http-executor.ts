@@ -2,62 +2,22 @@
  * The http executor (`TemplateExecutor`, contract.ts): runs a template's `http` blocks on one
  * HTTP(S) service and returns its matches. Blocks run in order (or as a simple `flow:` says);
  * operators are compiled once per template object; the DSL and jq are injected into the match
- * layer. Files: http-variables (helpers, randstr, template variables), http-raw and http-request
- * (building a request), http-send (redirects, cookies, sharing), http-block (one block),
- * http-result (events and matches), http-flow (flow expressions), payloads.
+ * layer. The folder README lists the files and their roles.
  */
-import { compileExpression, expandMarkers, isDslError, type CompiledExpression, type DslError } from '../dsl/index.js';
-import { compileOperators, loadJsonQuery, OperatorCompileError, type DslEvaluator, type ExtractorDeps, type OperatorsSpec } from '../match/index.js';
+import { OperatorCompileError } from '../match/index.js';
 import { isSimpleFlow } from '../templates/features.js';
-import type { Extractor, HttpRequest, Matcher, Template } from '../templates/template.types.js';
+import type { HttpRequest, Template } from '../templates/template.types.js';
 import type { TemplateExecutor, TemplateOutcome } from './contract.js';
 import { runHttpBlock, type CompiledBlock, type HttpExecution } from './http-block.js';
 import { CookieJar } from './http-cookies.js';
 import { evaluateSimpleFlow, FlowSyntaxError } from './http-flow.js';
+import { compileBlockOperators, operatorDeps } from './operators.js';
 import { evaluateTemplateVariables, helperVariables, inputUrl, makeConstants, printUrl } from './http-variables.js';
 
 /** Compiled operators per template object (a loaded corpus is reused across services and runs). */
 const compiledTemplates = new WeakMap<Template, CompiledBlock[] | { error: string }>();
 
 const INDEXED = /_\d+/;
-
-function matcherSpec(m: Matcher): OperatorsSpec['matchers'] extends (infer T)[] | undefined ? T : never {
-  return {
-    type: m.type,
-    ...(m.name === undefined ? {} : { name: m.name }),
-    ...(m.part === undefined ? {} : { part: m.part }),
-    condition: m.condition,
-    negative: m.negative,
-    internal: m.internal,
-    'case-insensitive': m.caseInsensitive,
-    'match-all': m.matchAll,
-    ...(m.encoding === undefined ? {} : { encoding: m.encoding }),
-    words: m.words,
-    regex: m.regex,
-    binary: m.binary,
-    status: m.status,
-    size: m.size,
-    dsl: m.dsl,
-    xpath: m.xpath,
-  };
-}
-
-function extractorSpec(e: Extractor): OperatorsSpec['extractors'] extends (infer T)[] | undefined ? T : never {
-  return {
-    type: e.type,
-    ...(e.name === undefined ? {} : { name: e.name }),
-    ...(e.part === undefined ? {} : { part: e.part }),
-    internal: e.internal,
-    'case-insensitive': e.caseInsensitive,
-    ...(e.group === undefined ? {} : { group: e.group }),
-    ...(e.attribute === undefined ? {} : { attribute: e.attribute }),
-    regex: e.regex,
-    kval: e.kval,
-    json: e.json,
-    xpath: e.xpath,
-    dsl: e.dsl,
-  };
-}
 
 /** nuclei's NeedsRequestCondition: a matcher's or extractor's DSL or part names `x_N`. */
 function needsRequestCondition(block: HttpRequest): boolean {
@@ -70,11 +30,7 @@ function compileTemplate(template: Template): CompiledBlock[] | { error: string 
   if (compiled === undefined) {
     try {
       compiled = template.http.map((block) => ({
-        operators: compileOperators({
-          matchers: block.matchers.map(matcherSpec),
-          extractors: block.extractors.map(extractorSpec),
-          'matchers-condition': block.matchersCondition,
-        }),
+        operators: compileBlockOperators(block),
         reqCondition: needsRequestCondition(block),
         hasMatchers: block.matchers.length > 0,
         hasOperators: block.matchers.length > 0 || block.extractors.length > 0,
@@ -86,31 +42,6 @@ function compileTemplate(template: Template): CompiledBlock[] | { error: string 
     compiledTemplates.set(template, compiled);
   }
   return compiled;
-}
-
-/** Compiled DSL expressions, shared by every template (the corpus repeats the same few thousand). */
-const expressions = new Map<string, CompiledExpression | DslError>();
-const MAX_EXPRESSIONS = 20_000;
-
-/** The DSL evaluator the match layer uses: compiled once per expression text, errors as Error values. */
-export const DSL_EVALUATOR: DslEvaluator = {
-  evaluate(expression, vars) {
-    let compiled = expressions.get(expression);
-    if (compiled === undefined) {
-      if (expressions.size >= MAX_EXPRESSIONS) expressions.clear();
-      compiled = compileExpression(expression);
-      expressions.set(expression, compiled);
-    }
-    if (isDslError(compiled)) return new Error(compiled.message);
-    const value = compiled.evaluate(vars);
-    return isDslError(value) ? new Error(value.message) : value;
-  },
-};
-
-async function operatorDeps(template: Template): Promise<ExtractorDeps> {
-  const deps: ExtractorDeps = { dsl: DSL_EVALUATOR, expand: (text, vars) => expandMarkers(text, vars) };
-  if (template.http.some((block) => block.extractors.some((e) => e.type === 'json'))) deps.json = await loadJsonQuery();
-  return deps;
 }
 
 /** Runs a template's http blocks on one HTTP(S) service (see the module comment). */
@@ -139,7 +70,7 @@ export const runHttpTemplate: TemplateExecutor = async (template, service, conte
     dynamic: {},
     previous: {},
     send: { jar: new CookieJar(), usedKeys: new Set(), sent: 0, shared: 0 },
-    deps: await operatorDeps(template),
+    deps: await operatorDeps(template.http),
     matches: outcome.matches,
     notes: outcome.notes,
     flow: template.flow !== undefined,

@@ -8,7 +8,7 @@
 import { expandMarkers, expandMarkersToBytes } from '../dsl/index.js';
 import type { HttpRequest } from '../templates/template.types.js';
 import type { ServiceTarget } from './contract.js';
-import { parseRawRequest, RawRequestError } from './http-raw.js';
+import { mergePath, parseRawRequest, RawRequestError, readAnnotations } from './http-raw.js';
 import { evaluateTemplateVariables, findUnresolved, helperVariables, inputUrl } from './http-variables.js';
 
 /** A request ready to send. */
@@ -27,6 +27,8 @@ export interface HttpRequestSpec {
   timeoutMs?: number;
   /** `@once`: only for the first payload combination. */
   once: boolean;
+  /** `unsafe: true`: the exact bytes to write on the connection (headers and body above are not used). */
+  unsafeBytes?: Uint8Array;
 }
 
 /** What the template execution carries into each request. */
@@ -106,7 +108,7 @@ function buildPath(block: HttpRequest, item: string, scope: RequestScope, payloa
   const unresolved = findUnresolved(url, method, ...headers.map(([, v]) => v), body ? Buffer.from(body).toString('utf8') : '');
   if (unresolved !== undefined) return { kind: 'unresolved', name: unresolved };
   const parts = ABSOLUTE.exec(url);
-  if (!parts) return { kind: 'invalid', reason: `"${url.slice(0, 80)}" is not an absolute http(s) URL` };
+  if (!parts || !URL.canParse(`${parts[1]}://${parts[2]}/`)) return { kind: 'invalid', reason: `"${url.slice(0, 80)}" is not an absolute http(s) URL` };
   const defaults: Array<[string, string]> = [['Accept', '*/*'], ['Accept-Language', 'en']];
   const request: HttpRequestSpec = {
     method,
@@ -128,9 +130,11 @@ function buildRaw(block: HttpRequest, item: string, scope: RequestScope, payload
   const raw = Buffer.from(expandMarkersToBytes(crlf(item), vars)).toString('latin1');
   const unresolved = findUnresolved(Buffer.from(raw, 'latin1').toString('utf8'));
   if (unresolved !== undefined) return { kind: 'unresolved', name: unresolved };
+  const inputPath = helpers.BaseURL!.slice(helpers.RootURL!.length);
+  if (block.unsafe) return buildUnsafe(raw, input, block.disablePathAutomerge ? '' : inputPath, vars);
   let parsed;
   try {
-    parsed = parseRawRequest(raw, helpers.BaseURL!.slice(helpers.RootURL!.length), block.disablePathAutomerge);
+    parsed = parseRawRequest(raw, inputPath, block.disablePathAutomerge);
   } catch (error) {
     if (error instanceof RawRequestError) return { kind: 'invalid', reason: error.message };
     throw error;
@@ -139,7 +143,10 @@ function buildRaw(block: HttpRequest, item: string, scope: RequestScope, payload
   if (!headers.some(([name]) => name.toLowerCase() === 'host')) headers = [['Host', input.host], ...headers];
   headers = setHeaders(headers, renderHeaders(block, vars));
   let origin = input.origin;
-  if (parsed.hostAnnotation !== undefined) origin = annotatedOrigin(parsed.hostAnnotation, input);
+  if (parsed.hostAnnotation !== undefined) {
+    origin = annotatedOrigin(parsed.hostAnnotation, input);
+    if (!URL.canParse(`${origin}/`)) return { kind: 'invalid', reason: `@Host: ${parsed.hostAnnotation} gives no usable address` };
+  }
   const request: HttpRequestSpec = {
     method: parsed.method,
     origin,
@@ -149,6 +156,40 @@ function buildRaw(block: HttpRequest, item: string, scope: RequestScope, payload
     ...(parsed.body === '' ? {} : { body: new Uint8Array(Buffer.from(parsed.body, 'latin1')) }),
     ...(parsed.timeoutMs === undefined ? {} : { timeoutMs: parsed.timeoutMs }),
     once: parsed.once,
+  };
+  return { kind: 'request', request, vars };
+}
+
+/**
+ * An unsafe raw request (nuclei's rawhttp path): the bytes as rendered, annotation lines dropped, the
+ * request path moved below the service's base path; nothing else is touched (no Host, no length).
+ */
+function buildUnsafe(raw: string, input: URL, inputPath: string, vars: Record<string, unknown>): BuildOutcome {
+  const annotations = readAnnotations(raw);
+  let text = raw.replace(/^(?:@[^\n]*\n)+/, '');
+  const fields = (text.split('\n', 1)[0] ?? '').trim().split(/\s+/);
+  const method = fields[0] ?? '';
+  let path = fields.length > 2 ? fields[1]! : '';
+  if (method === '') return { kind: 'invalid', reason: 'an unsafe request without a request line' };
+  if (inputPath !== '' && path.startsWith('/')) {
+    const merged = mergePath(inputPath, path === '/' ? '' : path);
+    text = text.replace(path, () => merged);
+    path = merged;
+  }
+  let origin = input.origin;
+  if (annotations.hostAnnotation !== undefined) {
+    origin = annotatedOrigin(annotations.hostAnnotation, input);
+    if (!URL.canParse(`${origin}/`)) return { kind: 'invalid', reason: `@Host: ${annotations.hostAnnotation} gives no usable address` };
+  }
+  const request: HttpRequestSpec = {
+    method,
+    origin,
+    target: path,
+    url: `${origin}${path.startsWith('/') ? Buffer.from(path, 'latin1').toString('utf8') : ''}`,
+    headers: [],
+    ...(annotations.timeoutMs === undefined ? {} : { timeoutMs: annotations.timeoutMs }),
+    once: annotations.once,
+    unsafeBytes: new Uint8Array(Buffer.from(text, 'latin1')),
   };
   return { kind: 'request', request, vars };
 }

@@ -5,7 +5,8 @@
  */
 import { buildHttpEvent, type HttpResponseModel, type MatchEvent, type OperatorsResult } from '../match/index.js';
 import type { TemplateMatch } from './contract.js';
-import { canonicalHeaderName, type HttpHop } from './http-send.js';
+import type { HttpHop } from './http-hop.js';
+import { canonicalHeaderName } from './http-send.js';
 
 /** Bytes kept of a request or response excerpt in a match. */
 export const EXCERPT_BYTES = 2048;

@@ -11,7 +11,9 @@ import zlib from 'node:zlib';
 import { EgressError } from '../../../shared/egress.js';
 import type { ExecutionContext } from './contract.js';
 import type { CookieJar } from './http-cookies.js';
+import type { HttpExchange, HttpHop } from './http-hop.js';
 import type { HttpRequestSpec } from './http-request.js';
+import { sendUnsafe } from './http-unsafe.js';
 
 /** Body bytes read from one response (nuclei reads 10 MB); matchers see the cut body. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -24,31 +26,6 @@ export interface RedirectPolicy {
   follow: boolean;
   sameHostOnly: boolean;
   max: number;
-}
-
-/** One response of an exchange (the request's, or a redirect's). */
-export interface HttpHop {
-  /** The URL this hop's request went to (the first as the template wrote it). */
-  url: string;
-  /** The host name it went to (the cookie jar's key). */
-  host: string;
-  method: string;
-  status: number;
-  statusText: string;
-  httpVersion: string;
-  headers: IncomingHttpHeaders;
-  /** The decoded body, cut at the cap. */
-  body: Uint8Array;
-  durationSeconds: number;
-  /** The request as sent (request line, headers, body), for the `request` part and excerpts. */
-  requestDump: string;
-}
-
-/** The answer to one request: its hops in order (the last is the final response). */
-export interface HttpExchange {
-  hops: HttpHop[];
-  /** Body bytes held (the cache's size measure). */
-  bytes: number;
 }
 
 /** A request the guard refused, or that node refused to write: the template's own fault, not the host's. */
@@ -192,6 +169,8 @@ async function runExchange(spec: HttpRequestSpec, policy: RedirectPolicy, jar: C
       delete headers['content-type'];
     }
     if (next.host !== url.host) for (const name of ['authorization', 'cookie', 'www-authenticate']) delete headers[name];
+    // The template's Host header named the first hop; a redirect goes to its own host.
+    delete headers.host;
     url = next;
     target = undefined;
   }
@@ -212,6 +191,7 @@ export interface SendState {
  * then applies every hop's cookies to the template's jar.
  */
 export async function sendHttpRequest(spec: HttpRequestSpec, policy: RedirectPolicy, maxBody: number, state: SendState, context: ExecutionContext): Promise<HttpExchange> {
+  if (spec.unsafeBytes !== undefined) return sendUnsafeRequest(spec, spec.unsafeBytes, maxBody, state, context);
   const jarCookie = state.jar.header(new URL(`${spec.origin}/`).hostname.replace(/^\[(.*)\]$/, '$1'));
   const key = JSON.stringify([
     spec.origin,
@@ -238,4 +218,29 @@ export async function sendHttpRequest(spec: HttpRequestSpec, policy: RedirectPol
   }
   for (const hop of exchange.hops) state.jar.store(hop.host, setCookiesOf(hop.headers));
   return exchange;
+}
+
+/** An unsafe request: never shared (its bytes are the point), one response, no redirects. */
+async function sendUnsafeRequest(spec: HttpRequestSpec, bytes: Uint8Array, maxBody: number, state: SendState, context: ExecutionContext): Promise<HttpExchange> {
+  const host = new URL(`${spec.origin}/`).hostname.replace(/^\[(.*)\]$/, '$1');
+  const timeoutMs = spec.timeoutMs === undefined ? context.timeoutMs : Math.min(Math.max(spec.timeoutMs, context.timeoutMs), MAX_ANNOTATION_TIMEOUT_MS);
+  const hop = await context.gate.run(host, async () => {
+    if (context.signal.aborted) throw new EgressError('aborted', `${spec.url}: aborted.`);
+    state.sent += 1;
+    try {
+      const answer = await sendUnsafe({ origin: spec.origin, bytes: Buffer.from(bytes), method: spec.method, url: spec.url, timeoutMs }, context, maxBody);
+      context.gate.answered(host);
+      return answer;
+    } catch (error) {
+      if (error instanceof EgressError && error.code !== 'refused' && error.code !== 'aborted') context.gate.networkError(host, error);
+      throw error;
+    }
+  });
+  hop.body = decodeBody(Buffer.from(hop.body), headerText(hop.headers['content-encoding']));
+  state.jar.store(hop.host, setCookiesOf(hop.headers));
+  return { hops: [hop], bytes: hop.body.byteLength };
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
