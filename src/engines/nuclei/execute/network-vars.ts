@@ -4,6 +4,7 @@
  * `variables` evaluated in order, then the user's `-var` values; and the check nuclei makes
  * before sending anything (`expressions.ContainsUnresolvedVariables`).
  */
+import { randomBytes } from 'node:crypto';
 import { expandMarkers } from '../dsl/index.js';
 import type { AttackType, PayloadSource, Template } from '../templates/template.types.js';
 import { combinePayloads, PayloadError, readPayloadSets } from './payloads.js';
@@ -32,9 +33,21 @@ export function helperVariables(host: string, port: number | string): Record<str
   return { Hostname: hostname, Host: host, Port: String(port), Input: hostname, FQDN: host };
 }
 
+const randomStrings = new WeakMap<Template, string>();
+
+/** nuclei's `randstr`: one random value per template (per run here), the same in every block. */
+export function templateRandstr(template: Template): string {
+  let value = randomStrings.get(template);
+  if (value === undefined) {
+    value = randomBytes(20).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 27).padEnd(27, 'x');
+    randomStrings.set(template, value);
+  }
+  return value;
+}
+
 /** Helper variables, then the template's `variables` (each may use the earlier ones), then the user's values. */
 export function blockVariables(template: Template, helpers: Record<string, unknown>, userVars: Record<string, string>): Record<string, unknown> {
-  const vars: Record<string, unknown> = { ...helpers, ...userVars };
+  const vars: Record<string, unknown> = { randstr: templateRandstr(template), ...helpers, ...userVars };
   for (const [name, value] of Object.entries(template.variables)) {
     if (Object.hasOwn(userVars, name)) continue;
     vars[name] = expandMarkers(value, vars as never);
