@@ -194,11 +194,11 @@ function makeCertificate(pki: TestPki, name: string, options: { subject: string;
   writeFileSync(file('ext'), `${ext}\n`);
   const run = (args: string[]): void => void execFileSync('openssl', args, { stdio: 'pipe' });
   if (options.signed) {
-    run(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('csr'), '-subj', options.subject]);
+    run(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', file('key'), '-out', file('csr'), '-subj', options.subject]);
     run(['x509', '-req', '-in', file('csr'), '-CA', path.join(pki.dir, 'ca.pem'), '-CAkey', path.join(pki.dir, 'ca.key'), '-CAcreateserial',
       '-days', String(options.days ?? 30), '-extfile', file('ext'), '-out', file('pem')]);
   } else {
-    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('pem'), '-subj', options.subject,
+    run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', file('key'), '-out', file('pem'), '-subj', options.subject,
       '-days', String(options.days ?? 30), ...(options.san ? ['-addext', `subjectAltName=${options.san}`] : [])]);
   }
   return { key: readFileSync(file('key'), 'utf8'), cert: readFileSync(file('pem'), 'utf8') };
