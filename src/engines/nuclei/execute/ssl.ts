@@ -56,6 +56,10 @@ async function runBlock(template: Template, block: SslRequest, service: ServiceT
     const socket = await context.egress.connectTls({ host: split.host, port, timeoutMs: context.timeoutMs, signal: context.signal, tls: options });
     try {
       return buildSslEvent(socket, split.host, split.port, address, vars);
+    } catch (error) {
+      // A certificate Node cannot parse is the target's oddity, not our bug: no event, a note.
+      outcome.notes.push(`${template.id}: the certificate of ${address} could not be read (${(error as Error).message}).`);
+      return undefined;
     } finally {
       socket.destroy();
     }
