@@ -87,6 +87,16 @@ describe('nuclei tcp executor', { skip }, () => {
     }
   });
 
+  it('reaches an IPv6 service, matched at its bracketed address', async () => {
+    const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'), undefined, '::1');
+    try {
+      const outcome = await runTcpTemplate(template('network/detection/openssh-detect.yaml'), service(server.port, { host: '::1', address: '::1' }), context());
+      assert.deepEqual(outcome.matches.map((m) => m.matchedAt), [`[::1]:${server.port}`]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('sends a text input and matches the reply case-insensitively (mysql-detect)', async () => {
     const mysql = template('network/detection/mysql-detect.yaml');
     const server = await startServer(replyOnData(Buffer.concat([Buffer.from([0x4a, 0, 0, 0, 0x0a]), Buffer.from('8.0.36-MySQL Community\0')])));

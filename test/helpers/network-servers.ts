@@ -11,7 +11,7 @@ import type { KeyPair, TestPki } from './pki.js';
 export type Handler = (socket: net.Socket, received: Buffer[]) => void;
 
 /** A loopback server; `handler` runs per connection; every byte received is kept. */
-export async function startServer(handler: Handler, secure?: KeyPair & tls.TlsOptions): Promise<{ port: number; received: Buffer[]; connections: () => number; close: () => Promise<void> }> {
+export async function startServer(handler: Handler, secure?: KeyPair & tls.TlsOptions, host = '127.0.0.1'): Promise<{ port: number; received: Buffer[]; connections: () => number; close: () => Promise<void> }> {
   const received: Buffer[] = [];
   let connections = 0;
   const onSocket = (socket: net.Socket): void => {
@@ -22,7 +22,7 @@ export async function startServer(handler: Handler, secure?: KeyPair & tls.TlsOp
   };
   const server = secure ? tls.createServer(secure, onSocket) : net.createServer(onSocket);
   server.on('tlsClientError', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as net.AddressInfo;
   return {
     port,

@@ -5,6 +5,7 @@
  * before sending anything (`expressions.ContainsUnresolvedVariables`).
  */
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { expandMarkers } from '../dsl/index.js';
 import type { AttackType, PayloadSource, Template } from '../templates/template.types.js';
 import { combinePayloads, PayloadError, readPayloadSets } from './payloads.js';
@@ -14,13 +15,18 @@ export function joinHostPort(host: string, port: number | string): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** Go's net.SplitHostPort: undefined when there is no port. */
+/**
+ * Go's net.SplitHostPort, undefined when there is no port; also accepts an unbracketed IPv6
+ * address before the last colon (`{{Host}}:{{Port}}` of an IPv6 service, which Go refuses).
+ */
 export function splitHostPort(address: string): { host: string; port: string } | undefined {
   const bracketed = /^\[([^\]]+)\]:([^:]*)$/.exec(address);
   if (bracketed) return { host: bracketed[1]!, port: bracketed[2]! };
   const colon = address.lastIndexOf(':');
-  if (colon < 0 || address.indexOf(':') !== colon) return undefined;
-  return { host: address.slice(0, colon), port: address.slice(colon + 1) };
+  if (colon < 0) return undefined;
+  const host = address.slice(0, colon);
+  if (address.indexOf(':') !== colon && !net.isIPv6(host)) return undefined;
+  return { host, port: address.slice(colon + 1) };
 }
 
 /**

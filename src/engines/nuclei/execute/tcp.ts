@@ -12,7 +12,7 @@ import { evaluateBlock } from './block-operators.js';
 import type { ExecutionContext, ServiceTarget, TemplateExecutor, TemplateOutcome } from './contract.js';
 import { buildTcpEvent, TCP_PART, type TcpExchange } from './network-event.js';
 import { emptyOutcome, guardedExchange, prepareBlock, toMatches } from './network-exchange.js';
-import { blockVariables, helperVariables, splitHostPort, unresolvedMarker } from './network-vars.js';
+import { blockVariables, helperVariables, joinHostPort, splitHostPort, unresolvedMarker } from './network-vars.js';
 import { SocketReader } from './socket-reader.js';
 
 /** nuclei's default read size. */
@@ -86,7 +86,7 @@ async function exchange(block: TcpRequest, target: ExchangeTarget, service: Serv
     const final = block.readAll ? await reader.readAll(context.timeoutMs, context.signal) : await reader.read(size, context.timeoutMs, context.signal);
     reads.push(final.data);
     return {
-      host: `${service.host}:${service.port}`,
+      host: joinHostPort(service.host, service.port),
       matched: target.matched,
       ip: socket.remoteAddress ?? '',
       request: Buffer.concat(sent),
