@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Answer } from 'dns-packet';
 import type tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { createAddressGuard } from '../src/shared/address-guard.js';
@@ -310,6 +311,47 @@ describe('nuclei dns executor', { skip }, () => {
       // The regex `v=DKIM1(.+)` runs on the printed record, quotes included, as upstream's does.
       assert.deepEqual(outcome.matches[0]!.extracted, [`${key}"`]);
       assert.ok(resolver.questions.includes('TXT selector1._domainkey.victim.test tcp'));
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('asks the reverse name of an address for PTR templates (ptr-fingerprint)', async () => {
+    const resolver = await startResolver((name, type) =>
+      type === 'PTR' && name === '10.2.0.192.in-addr.arpa' ? { answers: [{ type: 'PTR', name, ttl: 60, class: 'IN', data: 'mail.victim.test' }] } : { rcode: NXDOMAIN },
+    );
+    try {
+      const outcome = await runDnsTemplate(template('dns/ptr-fingerprint.yaml'), service(25, { host: '192.0.2.10', address: '192.0.2.10' }), context({ resolvers: [resolver.resolver] }));
+      assert.deepEqual(outcome.matches.map((m) => m.extracted), [['mail.victim.test.']]);
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('prints CAA, MX, SOA and TXT records as miekg/dns does (the fingerprint templates match and extract on these texts)', async () => {
+    const spf = 'v=spf1 include:_spf.victim.test ~all';
+    const resolver = await startResolver((name, type) => {
+      const records: Record<string, Answer[]> = {
+        CAA: [{ type: 'CAA', name, ttl: 300, class: 'IN', data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } }],
+        TXT: [{ type: 'TXT', name, ttl: 300, class: 'IN', data: [spf] }, { type: 'TXT', name, ttl: 300, class: 'IN', data: ['say "hi"\\'] }],
+        MX: [{ type: 'MX', name, ttl: 300, class: 'IN', data: { preference: 10, exchange: 'mx1.victim.test' } }],
+        SOA: [{ type: 'SOA', name, ttl: 3600, class: 'IN', data: { mname: 'amy.ns.cloudflare.com', rname: 'dns.cloudflare.com', serial: 2024010101, refresh: 7200, retry: 3600, expire: 1209600, minimum: 300 } }],
+      };
+      return { answers: records[type] ?? [] };
+    });
+    const on = service(443, { host: 'victim.test' });
+    const ctx = context({ resolvers: [resolver.resolver] });
+    try {
+      const caa = await runDnsTemplate(template('dns/caa-fingerprint.yaml'), on, ctx);
+      assert.deepEqual(caa.matches[0]?.extracted, ['letsencrypt.org']);
+      assert.match(caa.matches[0]!.response!, /\nvictim\.test\.\t300\tIN\tCAA\t0 issue "letsencrypt\.org"\n/);
+      const txt = await runDnsTemplate(template('dns/txt-fingerprint.yaml'), on, ctx);
+      assert.deepEqual(txt.matches[0]?.extracted, [`"${spf}"`, '"say \\"hi\\"\\\\"']);
+      const mx = await runDnsTemplate(template('dns/mx-fingerprint.yaml'), on, ctx);
+      assert.match(mx.matches[0]?.response ?? '', /\tIN\tMX\t10 mx1\.victim\.test\.\n/);
+      const soa = await runDnsTemplate(template('dns/soa-detect.yaml'), on, ctx);
+      assert.deepEqual(soa.matches.map((m) => m.matcherName), ['cloudflare']);
+      assert.match(soa.matches[0]?.response ?? '', /\tIN\tSOA\tamy\.ns\.cloudflare\.com\. dns\.cloudflare\.com\. 2024010101 7200 3600 1209600 300\n/);
     } finally {
       await resolver.close();
     }
