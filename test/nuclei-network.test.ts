@@ -5,13 +5,10 @@
  * takeover-prone CNAME; and the guard: an address the egress refuses receives nothing.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import dgram from 'node:dgram';
-import dnsPacket, { type Answer, type Packet } from 'dns-packet';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import tls from 'node:tls';
+import type { Answer } from 'dns-packet';
+import type tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
@@ -22,6 +19,7 @@ import { runTcpTemplate } from '../src/engines/nuclei/execute/tcp.js';
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
 import type { Template } from '../src/engines/nuclei/templates/template.types.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
+import { cname, makeCertificate, NXDOMAIN, replyOnData, startResolver, startServer, tls10Works } from './helpers/network-servers.js';
 import { hasOpenssl, TestPki, type KeyPair } from './helpers/pki.js';
 import { SHARED_DIR } from './helpers/shared.js';
 
@@ -68,36 +66,6 @@ function service(port: number, overrides: Partial<ServiceTarget> = {}): ServiceT
   return { host: '127.0.0.1', address: '127.0.0.1', port, scheme: null, tls: false, basePath: '/', ...overrides };
 }
 
-type Handler = (socket: net.Socket, received: Buffer[]) => void;
-
-/** A loopback server; `handler` runs per connection; every byte received is kept. */
-async function startServer(handler: Handler, secure?: KeyPair & tls.TlsOptions): Promise<{ port: number; received: Buffer[]; connections: () => number; close: () => Promise<void> }> {
-  const received: Buffer[] = [];
-  let connections = 0;
-  const onSocket = (socket: net.Socket): void => {
-    connections++;
-    socket.on('error', () => undefined);
-    socket.on('data', (chunk: Buffer) => received.push(chunk));
-    handler(socket, received);
-  };
-  const server = secure ? tls.createServer(secure, onSocket) : net.createServer(onSocket);
-  server.on('tlsClientError', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    port,
-    received,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as net.Server & { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
-  };
-}
-
-/** Writes `reply` once the first chunk arrives (a request/response protocol). */
-const replyOnData = (reply: Buffer | string): Handler => (socket) => socket.once('data', () => socket.write(reply));
 
 describe('nuclei tcp executor', { skip }, () => {
   it('fires a banner template on a matching banner and extracts the version; a near miss does not fire', async () => {
@@ -117,6 +85,16 @@ describe('nuclei tcp executor', { skip }, () => {
     } finally {
       await real.close();
       await miss.close();
+    }
+  });
+
+  it('reaches an IPv6 service, matched at its bracketed address', async () => {
+    const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'), undefined, '::1');
+    try {
+      const outcome = await runTcpTemplate(template('network/detection/openssh-detect.yaml'), service(server.port, { host: '::1', address: '::1' }), context());
+      assert.deepEqual(outcome.matches.map((m) => m.matchedAt), [`[::1]:${server.port}`]);
+    } finally {
+      await server.close();
     }
   });
 
@@ -172,6 +150,30 @@ describe('nuclei tcp executor over TLS', { skip: skip || (hasOpenssl() ? false :
 });
 
 describe('nuclei network executors: the address guard', { skip }, () => {
+  it('sends nothing to a host the gate has skipped, and stops at an abort', async () => {
+    const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'));
+    const openssh = template('network/detection/openssh-detect.yaml');
+    try {
+      const skipped = await runTcpTemplate(openssh, service(server.port), context({ gate: { ...recordingGate(), isSkipped: () => true } }));
+      assert.equal(skipped.requestsSent, 0);
+      const aborted = new AbortController();
+      aborted.abort(new Error('run cancelled'));
+      await assert.rejects(runTcpTemplate(openssh, service(server.port), context({ signal: aborted.signal })), /run cancelled/);
+      assert.equal(server.connections(), 0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts a closed port against the host (a network error for the gate)', async () => {
+    const closed = await startServer(() => undefined);
+    const port = closed.port;
+    await closed.close();
+    const gate = recordingGate();
+    const outcome = await runTcpTemplate(template('network/detection/openssh-detect.yaml'), service(port), context({ gate }));
+    assert.deepEqual([outcome.matches.length, gate.errors, gate.answers], [0, 1, 0]);
+  });
+
   it('sends nothing to an address the egress refuses, and says why in a note', async () => {
     const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'));
     const refusing = createEgress({ guard: createAddressGuard(['10.0.0.0/8']) });
@@ -187,39 +189,6 @@ describe('nuclei network executors: the address guard', { skip }, () => {
   });
 });
 
-/** A certificate made with the openssl CLI in the PKI's directory: self-signed, or signed by its CA with key identifiers. */
-function makeCertificate(pki: TestPki, name: string, options: { subject: string; san?: string; signed?: boolean; days?: number }): KeyPair {
-  const file = (suffix: string): string => path.join(pki.dir, `${name}.${suffix}`);
-  const ext = [`subjectAltName=${options.san ?? 'DNS:localhost'}`, 'subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid'].join('\n');
-  writeFileSync(file('ext'), `${ext}\n`);
-  const run = (args: string[]): void => void execFileSync('openssl', args, { stdio: 'pipe' });
-  if (options.signed) {
-    run(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('csr'), '-subj', options.subject]);
-    run(['x509', '-req', '-in', file('csr'), '-CA', path.join(pki.dir, 'ca.pem'), '-CAkey', path.join(pki.dir, 'ca.key'), '-CAcreateserial',
-      '-days', String(options.days ?? 30), '-extfile', file('ext'), '-out', file('pem')]);
-  } else {
-    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('key'), '-out', file('pem'), '-subj', options.subject,
-      '-days', String(options.days ?? 30), ...(options.san ? ['-addext', `subjectAltName=${options.san}`] : [])]);
-  }
-  return { key: readFileSync(file('key'), 'utf8'), cert: readFileSync(file('pem'), 'utf8') };
-}
-
-/** Whether this OpenSSL completes a TLS 1.0 handshake at security level 0 (some builds remove it). */
-async function tls10Works(cert: KeyPair): Promise<boolean> {
-  const legacy = { minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' } as const;
-  const server = await startServer((socket) => socket.end(), { ...cert, ...legacy });
-  try {
-    return await new Promise<boolean>((resolve) => {
-      const client = tls.connect({ host: '127.0.0.1', port: server.port, rejectUnauthorized: false, ...legacy }, () => {
-        client.destroy();
-        resolve(true);
-      });
-      client.on('error', () => resolve(false));
-    });
-  } finally {
-    await server.close();
-  }
-}
 
 /** Runs a template against a fresh TLS server with `secure`, then closes it. */
 async function sslRun(relative: string, secure: KeyPair & tls.TlsOptions, target: Partial<ServiceTarget> = {}): Promise<Awaited<ReturnType<typeof runSslTemplate>>> {
@@ -290,51 +259,6 @@ describe('nuclei ssl executor', { skip: skip || (hasOpenssl() ? false : 'openssl
   });
 });
 
-/** What a test resolver answers to one question: the rcode and the records. */
-type Zone = (name: string, type: string) => { rcode?: number; answers?: Answer[]; truncate?: boolean };
-
-/** A loopback resolver over UDP and TCP on one port number; every question is recorded. */
-async function startResolver(zone: Zone): Promise<{ resolver: string; questions: string[]; close: () => Promise<void> }> {
-  const questions: string[] = [];
-  const reply = (query: Packet, overTcp: boolean): Buffer => {
-    const question = query.questions![0]!;
-    questions.push(`${question.type} ${question.name}${overTcp ? ' tcp' : ''}`);
-    const answer = zone(question.name, question.type);
-    const truncated = answer.truncate === true && !overTcp;
-    return dnsPacket.encode({
-      type: 'response',
-      id: query.id,
-      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0) | (answer.rcode ?? 0),
-      questions: query.questions,
-      answers: truncated ? [] : (answer.answers ?? []),
-    });
-  };
-  const tcp = net.createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.on('data', (chunk: Buffer) => {
-      const message = reply(dnsPacket.decode(chunk.subarray(2)), true);
-      const length = Buffer.alloc(2);
-      length.writeUInt16BE(message.length);
-      socket.end(Buffer.concat([length, message]));
-    });
-  });
-  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
-  const { port } = tcp.address() as net.AddressInfo;
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (message, peer) => udp.send(reply(dnsPacket.decode(message), false), peer.port, peer.address));
-  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', resolve));
-  return {
-    resolver: `127.0.0.1:${port}`,
-    questions,
-    close: async () => {
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
-    },
-  };
-}
-
-const cname = (name: string, target: string): Answer => ({ type: 'CNAME', name, ttl: 300, class: 'IN', data: target });
-const NXDOMAIN = 3;
 
 describe('nuclei dns executor', { skip }, () => {
   it('azure-takeover-detection fires on a dangling CNAME to azurewebsites.net (NXDOMAIN) and extracts it; not when it resolves', async () => {
@@ -387,6 +311,47 @@ describe('nuclei dns executor', { skip }, () => {
       // The regex `v=DKIM1(.+)` runs on the printed record, quotes included, as upstream's does.
       assert.deepEqual(outcome.matches[0]!.extracted, [`${key}"`]);
       assert.ok(resolver.questions.includes('TXT selector1._domainkey.victim.test tcp'));
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('asks the reverse name of an address for PTR templates (ptr-fingerprint)', async () => {
+    const resolver = await startResolver((name, type) =>
+      type === 'PTR' && name === '10.2.0.192.in-addr.arpa' ? { answers: [{ type: 'PTR', name, ttl: 60, class: 'IN', data: 'mail.victim.test' }] } : { rcode: NXDOMAIN },
+    );
+    try {
+      const outcome = await runDnsTemplate(template('dns/ptr-fingerprint.yaml'), service(25, { host: '192.0.2.10', address: '192.0.2.10' }), context({ resolvers: [resolver.resolver] }));
+      assert.deepEqual(outcome.matches.map((m) => m.extracted), [['mail.victim.test.']]);
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('prints CAA, MX, SOA and TXT records as miekg/dns does (the fingerprint templates match and extract on these texts)', async () => {
+    const spf = 'v=spf1 include:_spf.victim.test ~all';
+    const resolver = await startResolver((name, type) => {
+      const records: Record<string, Answer[]> = {
+        CAA: [{ type: 'CAA', name, ttl: 300, class: 'IN', data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } }],
+        TXT: [{ type: 'TXT', name, ttl: 300, class: 'IN', data: [spf] }, { type: 'TXT', name, ttl: 300, class: 'IN', data: ['say "hi"\\'] }],
+        MX: [{ type: 'MX', name, ttl: 300, class: 'IN', data: { preference: 10, exchange: 'mx1.victim.test' } }],
+        SOA: [{ type: 'SOA', name, ttl: 3600, class: 'IN', data: { mname: 'amy.ns.cloudflare.com', rname: 'dns.cloudflare.com', serial: 2024010101, refresh: 7200, retry: 3600, expire: 1209600, minimum: 300 } }],
+      };
+      return { answers: records[type] ?? [] };
+    });
+    const on = service(443, { host: 'victim.test' });
+    const ctx = context({ resolvers: [resolver.resolver] });
+    try {
+      const caa = await runDnsTemplate(template('dns/caa-fingerprint.yaml'), on, ctx);
+      assert.deepEqual(caa.matches[0]?.extracted, ['letsencrypt.org']);
+      assert.match(caa.matches[0]!.response!, /\nvictim\.test\.\t300\tIN\tCAA\t0 issue "letsencrypt\.org"\n/);
+      const txt = await runDnsTemplate(template('dns/txt-fingerprint.yaml'), on, ctx);
+      assert.deepEqual(txt.matches[0]?.extracted, [`"${spf}"`, '"say \\"hi\\"\\\\"']);
+      const mx = await runDnsTemplate(template('dns/mx-fingerprint.yaml'), on, ctx);
+      assert.match(mx.matches[0]?.response ?? '', /\tIN\tMX\t10 mx1\.victim\.test\.\n/);
+      const soa = await runDnsTemplate(template('dns/soa-detect.yaml'), on, ctx);
+      assert.deepEqual(soa.matches.map((m) => m.matcherName), ['cloudflare']);
+      assert.match(soa.matches[0]?.response ?? '', /\tIN\tSOA\tamy\.ns\.cloudflare\.com\. dns\.cloudflare\.com\. 2024010101 7200 3600 1209600 300\n/);
     } finally {
       await resolver.close();
     }

@@ -11,14 +11,13 @@ import dnsPacket, { type Packet } from 'dns-packet';
 import net from 'node:net';
 import { queryResolvers } from '../../../shared/resolver-query.js';
 import { expandMarkers } from '../dsl/index.js';
-import { OperatorCompileError } from '../match/index.js';
 import type { DnsRequest, Template } from '../templates/template.types.js';
-import { compileBlockOperators, evaluateBlock, operatorDeps } from './block-operators.js';
+import { evaluateBlock } from './block-operators.js';
 import { HostSkippedError, type ExecutionContext, type ServiceTarget, type TemplateExecutor, type TemplateOutcome } from './contract.js';
 import { typeNumber } from './dns-text.js';
 import { buildDnsEvent, DNS_PART } from './network-event.js';
-import { emptyOutcome, toMatches } from './network-exchange.js';
-import { blockCombinations, blockVariables, unresolvedMarker } from './network-vars.js';
+import { emptyOutcome, prepareBlock, toMatches } from './network-exchange.js';
+import { blockVariables, unresolvedMarker } from './network-vars.js';
 
 /** Attempts per question at most (`retries`), whatever the template asks. */
 const MAX_ATTEMPTS = 3;
@@ -79,20 +78,9 @@ async function runBlock(template: Template, block: DnsRequest, service: ServiceT
     outcome.notes.push(`${template.id}: dns templates need a host name; ${service.host} is an address; skipped.`);
     return true;
   }
-  let ops;
-  try {
-    ops = compileBlockOperators(block, DNS_PART);
-  } catch (error) {
-    if (!(error instanceof OperatorCompileError)) throw error;
-    outcome.notes.push(`${template.id}: ${error.message}; dns block skipped.`);
-    return false;
-  }
-  const combinations = await blockCombinations(block.payloads, block.attack, context.templatesDir);
-  if (combinations instanceof Error) {
-    outcome.notes.push(`${template.id}: ${combinations.message}`);
-    return false;
-  }
-  const deps = await operatorDeps([block]);
+  const prepared = await prepareBlock(template, block, DNS_PART, 'dns', context, outcome.notes);
+  if (!prepared) return false;
+  const { ops, deps, combinations } = prepared;
   const vars = blockVariables(template, { FQDN: domain }, context.vars);
   for (const payload of combinations) {
     const name = expandMarkers(block.nameField, { ...vars, ...payload } as never);

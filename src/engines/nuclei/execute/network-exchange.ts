@@ -6,7 +6,10 @@
  */
 import { EgressError } from '../../../shared/egress.js';
 import { HostSkippedError, type ExecutionContext, type TemplateMatch, type TemplateOutcome } from './contract.js';
-import type { ReportedResult } from './block-operators.js';
+import { OperatorCompileError, type CompiledOperators, type ExtractorDeps } from '../match/index.js';
+import type { AttackType, OperatorsBlock, PayloadSource, Template } from '../templates/template.types.js';
+import { compileBlockOperators, operatorDeps, type PartMapper, type ReportedResult } from './block-operators.js';
+import { blockCombinations } from './network-vars.js';
 
 /** How an exchange ended: a value, a failure of this request only, or the end of the template on this host. */
 export type ExchangeResult<T> = { kind: 'ok'; value: T } | { kind: 'failed'; reason: string } | { kind: 'stop'; note?: string };
@@ -37,6 +40,41 @@ export async function guardedExchange<T>(context: ExecutionContext, host: string
         return { kind: 'failed', reason: error.message };
     }
   }
+}
+
+/** A block ready to run: its operators, their dependencies, its payload combinations (`[{}]` without payloads). */
+export interface PreparedBlock {
+  ops: CompiledOperators;
+  deps: ExtractorDeps;
+  combinations: Array<Record<string, string>>;
+}
+
+/**
+ * Compiles a block's operators and reads its payload sets; undefined, after a note, when the
+ * template's own fault (a bad regex, a wordlist outside the templates directory) stops the block.
+ */
+export async function prepareBlock(
+  template: Template,
+  block: OperatorsBlock & { payloads?: Record<string, PayloadSource>; attack?: AttackType },
+  part: PartMapper,
+  protocol: string,
+  context: ExecutionContext,
+  notes: string[],
+): Promise<PreparedBlock | undefined> {
+  let ops: CompiledOperators;
+  try {
+    ops = compileBlockOperators(block, part);
+  } catch (error) {
+    if (!(error instanceof OperatorCompileError)) throw error;
+    notes.push(`${template.id}: ${error.message}; ${protocol} block skipped.`);
+    return undefined;
+  }
+  const combinations = await blockCombinations(block.payloads ?? {}, block.attack, context.templatesDir);
+  if (combinations instanceof Error) {
+    notes.push(`${template.id}: ${combinations.message}`);
+    return undefined;
+  }
+  return { ops, deps: await operatorDeps([block]), combinations };
 }
 
 /** An empty outcome to fill. */

@@ -4,6 +4,8 @@
  * `variables` evaluated in order, then the user's `-var` values; and the check nuclei makes
  * before sending anything (`expressions.ContainsUnresolvedVariables`).
  */
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { expandMarkers } from '../dsl/index.js';
 import type { AttackType, PayloadSource, Template } from '../templates/template.types.js';
 import { combinePayloads, PayloadError, readPayloadSets } from './payloads.js';
@@ -13,13 +15,18 @@ export function joinHostPort(host: string, port: number | string): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** Go's net.SplitHostPort: undefined when there is no port. */
+/**
+ * Go's net.SplitHostPort, undefined when there is no port; also accepts an unbracketed IPv6
+ * address before the last colon (`{{Host}}:{{Port}}` of an IPv6 service, which Go refuses).
+ */
 export function splitHostPort(address: string): { host: string; port: string } | undefined {
   const bracketed = /^\[([^\]]+)\]:([^:]*)$/.exec(address);
   if (bracketed) return { host: bracketed[1]!, port: bracketed[2]! };
   const colon = address.lastIndexOf(':');
-  if (colon < 0 || address.indexOf(':') !== colon) return undefined;
-  return { host: address.slice(0, colon), port: address.slice(colon + 1) };
+  if (colon < 0) return undefined;
+  const host = address.slice(0, colon);
+  if (address.indexOf(':') !== colon && !net.isIPv6(host)) return undefined;
+  return { host, port: address.slice(colon + 1) };
 }
 
 /**
@@ -32,9 +39,21 @@ export function helperVariables(host: string, port: number | string): Record<str
   return { Hostname: hostname, Host: host, Port: String(port), Input: hostname, FQDN: host };
 }
 
+const randomStrings = new WeakMap<Template, string>();
+
+/** nuclei's `randstr`: one random value per template (per run here), the same in every block. */
+export function templateRandstr(template: Template): string {
+  let value = randomStrings.get(template);
+  if (value === undefined) {
+    value = randomBytes(20).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 27).padEnd(27, 'x');
+    randomStrings.set(template, value);
+  }
+  return value;
+}
+
 /** Helper variables, then the template's `variables` (each may use the earlier ones), then the user's values. */
 export function blockVariables(template: Template, helpers: Record<string, unknown>, userVars: Record<string, string>): Record<string, unknown> {
-  const vars: Record<string, unknown> = { ...helpers, ...userVars };
+  const vars: Record<string, unknown> = { randstr: templateRandstr(template), ...helpers, ...userVars };
   for (const [name, value] of Object.entries(template.variables)) {
     if (Object.hasOwn(userVars, name)) continue;
     vars[name] = expandMarkers(value, vars as never);

@@ -7,7 +7,7 @@
 import type net from 'node:net';
 
 /** Bytes kept from one connection at most. */
-export const MAX_BUFFERED_BYTES = 1024 * 1024;
+export const MAX_BUFFERED_BYTES = 256 * 1024;
 
 /** What a read gave: the bytes, and why it stopped short when it did (`timeout`, `closed`, an error). */
 export interface ReadResult {

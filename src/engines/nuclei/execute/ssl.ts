@@ -11,12 +11,11 @@
  */
 import tls from 'node:tls';
 import { expandMarkers } from '../dsl/index.js';
-import { OperatorCompileError } from '../match/index.js';
 import type { SslRequest, Template } from '../templates/template.types.js';
-import { compileBlockOperators, evaluateBlock, operatorDeps } from './block-operators.js';
+import { evaluateBlock } from './block-operators.js';
 import type { ExecutionContext, ServiceTarget, TemplateExecutor, TemplateOutcome } from './contract.js';
 import { SSL_PART } from './network-event.js';
-import { emptyOutcome, guardedExchange, toMatches } from './network-exchange.js';
+import { emptyOutcome, guardedExchange, prepareBlock, toMatches } from './network-exchange.js';
 import { blockVariables, helperVariables, splitHostPort, unresolvedMarker } from './network-vars.js';
 import { buildSslEvent, nodeTlsVersion } from './ssl-event.js';
 
@@ -36,14 +35,9 @@ function tlsOptions(block: SslRequest): tls.ConnectionOptions | string {
 
 /** Runs one block; true when the template must stop. */
 async function runBlock(template: Template, block: SslRequest, service: ServiceTarget, context: ExecutionContext, outcome: TemplateOutcome): Promise<boolean> {
-  let ops;
-  try {
-    ops = compileBlockOperators(block, SSL_PART);
-  } catch (error) {
-    if (!(error instanceof OperatorCompileError)) throw error;
-    outcome.notes.push(`${template.id}: ${error.message}; ssl block skipped.`);
-    return false;
-  }
+  const prepared = await prepareBlock(template, block, SSL_PART, 'ssl', context, outcome.notes);
+  if (!prepared) return false;
+  const { ops, deps } = prepared;
   const options = tlsOptions(block);
   if (typeof options === 'string') {
     const note = `${template.id}: ${options}; ssl block skipped.`;
@@ -58,11 +52,14 @@ async function runBlock(template: Template, block: SslRequest, service: ServiceT
     outcome.notes.push(`${template.id}: ssl address "${address}" has no usable host and port; skipped.`);
     return false;
   }
-  const deps = await operatorDeps([block]);
   const result = await guardedExchange(context, service.host, async () => {
     const socket = await context.egress.connectTls({ host: split.host, port, timeoutMs: context.timeoutMs, signal: context.signal, tls: options });
     try {
       return buildSslEvent(socket, split.host, split.port, address, vars);
+    } catch (error) {
+      // A certificate Node cannot parse is the target's oddity, not our bug: no event, a note.
+      outcome.notes.push(`${template.id}: the certificate of ${address} could not be read (${(error as Error).message}).`);
+      return undefined;
     } finally {
       socket.destroy();
     }

@@ -7,13 +7,12 @@
  * until the peer closes (`read-all`), and run the block's operators on the event.
  */
 import { expandMarkers } from '../dsl/index.js';
-import { OperatorCompileError } from '../match/index.js';
 import type { TcpInput, TcpRequest, Template } from '../templates/template.types.js';
-import { compileBlockOperators, evaluateBlock, operatorDeps } from './block-operators.js';
+import { evaluateBlock } from './block-operators.js';
 import type { ExecutionContext, ServiceTarget, TemplateExecutor, TemplateOutcome } from './contract.js';
 import { buildTcpEvent, TCP_PART, type TcpExchange } from './network-event.js';
-import { emptyOutcome, guardedExchange, toMatches } from './network-exchange.js';
-import { blockCombinations, blockVariables, helperVariables, splitHostPort, unresolvedMarker } from './network-vars.js';
+import { emptyOutcome, guardedExchange, prepareBlock, toMatches } from './network-exchange.js';
+import { blockVariables, helperVariables, joinHostPort, splitHostPort, unresolvedMarker } from './network-vars.js';
 import { SocketReader } from './socket-reader.js';
 
 /** nuclei's default read size. */
@@ -87,7 +86,7 @@ async function exchange(block: TcpRequest, target: ExchangeTarget, service: Serv
     const final = block.readAll ? await reader.readAll(context.timeoutMs, context.signal) : await reader.read(size, context.timeoutMs, context.signal);
     reads.push(final.data);
     return {
-      host: `${service.host}:${service.port}`,
+      host: joinHostPort(service.host, service.port),
       matched: target.matched,
       ip: socket.remoteAddress ?? '',
       request: Buffer.concat(sent),
@@ -102,20 +101,9 @@ async function exchange(block: TcpRequest, target: ExchangeTarget, service: Serv
 
 /** Runs one block; true when the template must stop (a match under stop-at-first-match, or the host is done). */
 async function runBlock(template: Template, block: TcpRequest, service: ServiceTarget, context: ExecutionContext, outcome: TemplateOutcome): Promise<boolean> {
-  let ops;
-  try {
-    ops = compileBlockOperators(block, TCP_PART);
-  } catch (error) {
-    if (!(error instanceof OperatorCompileError)) throw error;
-    outcome.notes.push(`${template.id}: ${error.message}; tcp block skipped.`);
-    return false;
-  }
-  const combinations = await blockCombinations(block.payloads, block.attack, context.templatesDir);
-  if (combinations instanceof Error) {
-    outcome.notes.push(`${template.id}: ${combinations.message}`);
-    return false;
-  }
-  const deps = await operatorDeps([block]);
+  const prepared = await prepareBlock(template, block, TCP_PART, 'tcp', context, outcome.notes);
+  if (!prepared) return false;
+  const { ops, deps, combinations } = prepared;
   const visited = new Set<string>();
   const entries = block.host.length > 0 ? block.host : ['{{Hostname}}'];
   const vars = blockVariables(template, helperVariables(service.host, service.port), context.vars);
