@@ -50,6 +50,7 @@ const EnvSchema = Type.Object({
   RAMPART_READ_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 3000 }),
   RAMPART_EMPTY_PASSWORD_LOGINS: Type.Boolean({ default: true }),
   RAMPART_NUCLEI_TEMPLATES: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_NUCLEI_UNSAFE: Type.Boolean({ default: false }),
   RAMPART_NUCLEI_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -131,9 +132,9 @@ export interface Config {
   /**
    * The built-in nuclei engine: the templates directory (RAMPART_NUCLEI_TEMPLATES, else
    * `<data dir>/nuclei-templates`, where `rampart templates sync` writes), whether the directory was
-   * set explicitly, and the bound on one exchange.
+   * set explicitly, whether `unsafe: true` templates may run, and the bound on one exchange.
    */
-  nuclei: { templatesDir: string; templatesDirSet: boolean; timeoutMs: number };
+  nuclei: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
   /** An OpenAI-compatible chat API for attack narratives; without a URL the built-in writer is used. */
@@ -211,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     nuclei: {
       templatesDir: path.resolve(parsed.RAMPART_NUCLEI_TEMPLATES ?? path.join(parsed.RAMPART_DATA_DIR, 'nuclei-templates')),
       templatesDirSet: parsed.RAMPART_NUCLEI_TEMPLATES !== undefined,
+      unsafe: parsed.RAMPART_NUCLEI_UNSAFE,
       timeoutMs: parsed.RAMPART_NUCLEI_TIMEOUT_MS,
     },
     vulndb: {

@@ -163,7 +163,9 @@ describe('nuclei engine', () => {
     assert.deepEqual((await run({ severities: ['high'] })).ids, ['plain']);
     assert.deepEqual((await run({ exclude_template_ids: ['pl*'] })).ids, ['info-one']);
     assert.deepEqual((await run({ exclude_tags: ['test'] })).ids, []);
-    assert.deepEqual((await run({ template_ids: ['unsafe-one', 'code-one'] })).ids, [], 'unsafe and code templates never run, even named');
+    assert.deepEqual((await run({ template_ids: ['unsafe-one', 'code-one'] })).ids, [], 'unsafe and code templates do not run, even named');
+    const unsafe = await collect(engineFor(dir, { unsafe: true }).run(jobOf(target, { template_ids: ['unsafe-one', 'code-one'] })));
+    assert.deepEqual(findingsOf(unsafe).map((f) => f.ruleId), ['nuclei:unsafe-one:marker'], 'unsafe templates run where the deployment opted in; code never');
   });
 
   it('runs each family on the services discovery found: http on web services, tcp on its declared port', async (t) => {

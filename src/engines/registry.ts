@@ -39,7 +39,7 @@ export interface RegistrySettings {
   /** The deployment's scan limits: the caps of the engines' options; and whether the empty-password login may run (default: yes). */
   scan: OptionCaps & { emptyPasswordLogins?: boolean };
   /** The built-in nuclei engine's settings (`Config['nuclei']`); absent: Nuclei scans are not available. */
-  nuclei?: { templatesDir: string; templatesDirSet: boolean; timeoutMs: number };
+  nuclei?: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -57,6 +57,7 @@ function nucleiChoice(settings: RegistrySettings): () => EngineChoice {
   const engine = createNucleiEngine({
     templatesDir: nuclei.templatesDir,
     timeoutMs: nuclei.timeoutMs,
+    unsafe: nuclei.unsafe,
     caps: settings.scan,
     executors: NUCLEI_EXECUTORS,
     supported: NUCLEI_SUPPORTED_FEATURES,

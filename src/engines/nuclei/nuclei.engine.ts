@@ -46,6 +46,8 @@ export interface NucleiEngineSettings {
   executors: Partial<Record<ProtocolFamily, TemplateExecutor>>;
   /** A fresh response cache for one run (default: execute/shared-responses.ts). */
   createCache?: () => SharedResponses;
+  /** Run templates with `unsafe: true` blocks, sent byte for byte (RAMPART_NUCLEI_UNSAFE; default no). */
+  unsafe?: boolean;
   /** The DNS resolvers `dns:` templates query (default: the system's). */
   resolvers?: string[];
   /** Finds the services of host and CIDR targets; without it only URL targets are scanned. */
@@ -81,6 +83,7 @@ async function* runJob(job: EngineJob, settings: NucleiEngineSettings): AsyncGen
   if (job.signal.aborted) return;
   const applied = applyNucleiOptions(job);
   const selection = selectTemplates(loaded.templates, applied.selection, {
+    allowUnsafe: settings.unsafe ?? false,
     supported: settings.supported,
     families: new Set(Object.keys(settings.executors) as ProtocolFamily[]),
   });

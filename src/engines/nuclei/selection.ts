@@ -1,7 +1,7 @@
 /**
  * Which loaded templates a run executes: the default set (templates/safety.ts), minus what the
- * deployment never runs (code, headless, javascript, file; `unsafe: true` blocks, which the http
- * executor does not send), minus the
+ * deployment never runs (code, headless, javascript, file; `unsafe: true` blocks unless it opted
+ * in), minus the
  * tags excluded by default, narrowed by the scan's selection options, and finally only the
  * templates every feature of which the executors implement (templates/features.ts).
  *
@@ -45,6 +45,8 @@ export interface TemplateSelection {
 
 /** What a selection needs besides the scan's options. */
 export interface SelectionSettings {
+  /** Run templates with `unsafe: true` blocks (the deployment's RAMPART_NUCLEI_UNSAFE). */
+  allowUnsafe: boolean;
   /** The features the executors implement (templates/features.ts vocabulary). */
   supported: ReadonlySet<string>;
   /** The families an executor exists for. */
@@ -81,7 +83,7 @@ export function selectTemplates(templates: readonly Template[], options: Applied
   const result: TemplateSelection = { selected: [], defaultSet: 0, refused: 0, filtered: 0, notExecutable: 0, blockers: [] };
   const blockers = new Map<string, number>();
   for (const t of templates) {
-    const verdict = classifyTemplateSafety(t, { allowUnsafe: false });
+    const verdict = classifyTemplateSafety(t, { allowUnsafe: settings.allowUnsafe });
     if (!verdict.inDefaultSet) continue;
     result.defaultSet += 1;
     if (!verdict.allowed) {
