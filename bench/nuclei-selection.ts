@@ -8,14 +8,15 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { NUCLEI_EXECUTORS, NUCLEI_SUPPORTED_FEATURES } from '../src/engines/nuclei/executors.js';
+import { NUCLEI_EXECUTORS } from '../src/engines/nuclei/executors.js';
+import { SUPPORTED_FEATURES } from '../src/engines/nuclei/supported-features.js';
 import { selectTemplates, type ProtocolFamily } from '../src/engines/nuclei/selection.js';
 import { loadTemplates } from '../src/engines/nuclei/templates/load-templates.js';
 import { SHARED_DIR } from '../test/helpers/shared.js';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: path.join(SHARED_DIR, 'third_party', 'nuclei-templates') } } });
 const loaded = await loadTemplates(values.dir as string);
-const settings = { allowUnsafe: false, supported: NUCLEI_SUPPORTED_FEATURES, families: new Set(Object.keys(NUCLEI_EXECUTORS) as ProtocolFamily[]) };
+const settings = { allowUnsafe: false, supported: SUPPORTED_FEATURES, families: new Set(Object.keys(NUCLEI_EXECUTORS) as ProtocolFamily[]) };
 const byDefault = selectTemplates(loaded.templates, {}, settings);
 const everyTag = selectTemplates(loaded.templates, { template_ids: ['*'] }, settings);
 const share = (n: number) => `${((100 * n) / byDefault.defaultSet).toFixed(1)}%`;

@@ -13,7 +13,8 @@ import { describe, it, type TestContext } from 'node:test';
 import { Value } from 'typebox/value';
 import type { EngineEvent, EngineJob, Finding } from '../src/engines/engine.js';
 import { HostSkippedError } from '../src/engines/nuclei/execute/contract.js';
-import { NUCLEI_EXECUTORS, NUCLEI_SUPPORTED_FEATURES } from '../src/engines/nuclei/executors.js';
+import { NUCLEI_EXECUTORS } from '../src/engines/nuclei/executors.js';
+import { SUPPORTED_FEATURES } from '../src/engines/nuclei/supported-features.js';
 import { createHostGate } from '../src/engines/nuclei/host-gate.js';
 import { createNucleiEngine, type NucleiEngineSettings } from '../src/engines/nuclei/nuclei.engine.js';
 import { nucleiOptionsSchema } from '../src/engines/nuclei/options.js';
@@ -74,7 +75,7 @@ async function serve(t: TestContext, handler: http.RequestListener): Promise<{ p
 }
 
 function engineFor(templatesDir: string, extra: Partial<NucleiEngineSettings> = {}) {
-  return createNucleiEngine({ templatesDir, supported: NUCLEI_SUPPORTED_FEATURES, executors: NUCLEI_EXECUTORS, timeoutMs: 2000, ...extra });
+  return createNucleiEngine({ templatesDir, supported: SUPPORTED_FEATURES, executors: NUCLEI_EXECUTORS, timeoutMs: 2000, ...extra });
 }
 
 function jobOf(targets: EngineJob['targets'], options: Record<string, unknown> = {}, signal = new AbortController().signal): EngineJob {
@@ -132,6 +133,13 @@ describe('nuclei engine', () => {
     assert.deepEqual(percents, [...percents].sort((a, b) => a - b), 'progress only grows');
     assert.equal(percents.at(-1), 100);
     assert.ok(events.some((e) => e.type === 'host' && e.hostname === '127.0.0.1' && e.state === 'up'));
+  });
+
+  it('names the template set by the release a sync installed', async (t) => {
+    const dir = await writeTemplates(t, { 'a.yaml': httpTemplate('a'), '.rampart-sync.json': JSON.stringify({ release: 'v10.3.9' }) });
+    const events = await collect(engineFor(dir).run(jobOf([])));
+    const first = events[0];
+    assert.equal(first?.type === 'engine' ? first.detail : first, 'templates v10.3.9, 1 of 1 templates');
   });
 
   it('selects the default set minus never-run and default-excluded templates; the scan narrows it or opts in', async (t) => {

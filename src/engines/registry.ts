@@ -17,7 +17,8 @@ import type { Engine } from './engine.js';
 import { createRampartEngine } from './rampart/rampart.engine.js';
 import type { OptionCaps } from './rampart/options.js';
 import { createNucleiEngine } from './nuclei/nuclei.engine.js';
-import { NUCLEI_EXECUTORS, NUCLEI_SUPPORTED_FEATURES } from './nuclei/executors.js';
+import { NUCLEI_EXECUTORS } from './nuclei/executors.js';
+import { SUPPORTED_FEATURES } from './nuclei/supported-features.js';
 import { findTemplatesDirProblem } from './nuclei/templates-dir.js';
 import { createRampartDiscovery } from './nuclei-discovery.js';
 
@@ -60,7 +61,7 @@ function nucleiChoice(settings: RegistrySettings): () => EngineChoice {
     unsafe: nuclei.unsafe,
     caps: settings.scan,
     executors: NUCLEI_EXECUTORS,
-    supported: NUCLEI_SUPPORTED_FEATURES,
+    supported: SUPPORTED_FEATURES,
     discover: createRampartDiscovery(settings.scan),
   });
   return () => {

@@ -10,6 +10,7 @@
  *
  * Abort: once `job.signal` aborts no further event is yielded and the iteration returns normally.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setMaxListeners } from 'node:events';
 import { EngineError, type Engine, type EngineEvent, type EngineJob } from '../engine.js';
@@ -30,6 +31,8 @@ export const NUCLEI_ENGINE_NAME = 'rampart-nuclei';
 /** Bound on one exchange when the deployment sets none (nuclei's `-timeout 10`). */
 export const DEFAULT_NUCLEI_TIMEOUT_MS = 10_000;
 
+/** The manifest `rampart templates sync` writes into the directory it installs. */
+const SYNC_MANIFEST = '.rampart-sync.json';
 /** Parse failures named in the note (the rest counted). */
 const FAILURES_NAMED = 3;
 /** The share of progress discovery takes when it runs. */
@@ -70,6 +73,20 @@ export function createNucleiEngine(settings: NucleiEngineSettings): Engine {
   };
 }
 
+/**
+ * The template set's name for reports: the release `rampart templates sync` installed (its
+ * manifest, `.rampart-sync.json`), else the directory's name.
+ */
+async function templateSetName(directory: string): Promise<string> {
+  try {
+    const manifest = JSON.parse(await readFile(path.join(directory, SYNC_MANIFEST), 'utf8')) as { release?: unknown };
+    if (typeof manifest.release === 'string' && manifest.release.trim() !== '') return manifest.release.trim().slice(0, 64);
+  } catch {
+    // No manifest (a directory set by hand) or an unreadable one: the name says enough.
+  }
+  return path.basename(directory);
+}
+
 async function loadOrFail(directory: string): Promise<LoadedTemplates> {
   try {
     return await loadTemplatesCached(directory);
@@ -91,7 +108,7 @@ async function* runJob(job: EngineJob, settings: NucleiEngineSettings): AsyncGen
     type: 'engine',
     name: NUCLEI_ENGINE_NAME,
     version: NUCLEI_ENGINE_VERSION,
-    detail: `templates ${path.basename(loaded.directory)}, ${selection.selected.length} of ${loaded.templates.length} templates`,
+    detail: `templates ${await templateSetName(loaded.directory)}, ${selection.selected.length} of ${loaded.templates.length} templates`,
   };
   for (const message of selectionNotes(loaded, selection)) yield message;
 
