@@ -77,7 +77,8 @@ export async function runTemplates(input: TemplateRunInput): Promise<TemplateRun
       totals.requestsSent += outcome.requestsSent;
       totals.requestsShared += outcome.requestsShared;
       for (const note of outcome.notes) {
-        if (notes.size < MAX_TEMPLATE_NOTES) notes.add(`${template.id}: ${note}`);
+        // Executors start each note with the template id already.
+        if (notes.size < MAX_TEMPLATE_NOTES) notes.add(note);
         else notesDropped += 1;
       }
       for (const match of outcome.matches) {
