@@ -1,18 +1,20 @@
 /**
  * Nuclei scans through the API with the built-in nuclei engine: community templates (copied at
  * test time from the shared set into a temporary templates directory, never committed) run on
- * loopback servers that imitate a vulnerable product and its patched twin, found by the Rampart
+ * loopback servers that imitate a vulnerable product (HTTP and HTTPS) and its patched twin, found by the Rampart
  * port scan (a host target) or named directly (a URL target).
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startBackground } from '../src/runs/background.js';
 import { buildTestApp, signUp, STORE_KIND, tempDir, type TestApp } from './helpers/app.js';
+import { hasOpenssl, TestPki } from './helpers/pki.js';
 import { waitFor } from './helpers/servers.js';
 import { SHARED_DIR } from './helpers/shared.js';
 import { fast, skip as noVulnDbFixtures, startSources } from './helpers/vulndb-sources.js';
@@ -35,8 +37,8 @@ function vicidial(vulnerable: boolean) {
   };
 }
 
-async function listen(t: TestContext, handler: http.RequestListener): Promise<number> {
-  const server = http.createServer(handler);
+async function listen(t: TestContext, handler: http.RequestListener, tls?: { key: string; cert: string }): Promise<number> {
+  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => {
     server.closeAllConnections();
@@ -75,11 +77,15 @@ async function runScan(ctx: TestApp, auth: Record<string, string>, target: strin
 test(`a Nuclei scan runs community templates on the services it finds and on URL targets (${STORE_KIND})`, { skip: NO_TEMPLATES, timeout: 120_000 }, async (t) => {
   const vulnerable = await listen(t, vicidial(true));
   const patched = await listen(t, vicidial(false));
+  // The same product behind TLS, when the openssl CLI can make a certificate: detection says HTTPS.
+  const pki = hasOpenssl() ? new TestPki() : undefined;
+  if (pki) t.after(() => pki.cleanup());
+  const secure = pki ? await listen(t, vicidial(true), pki.issue({ cn: 'localhost', selfSigned: true })) : undefined;
   const dir = await templatesDir(t, USED);
   const ctx = await buildTestApp(t, {
     env: {
       RAMPART_ALLOW_TARGETS: '127.0.0.0/8',
-      RAMPART_SCAN_PORTS: `${vulnerable},${patched}`,
+      RAMPART_SCAN_PORTS: [vulnerable, patched, ...(secure ? [secure] : [])].join(','),
       RAMPART_CONNECT_TIMEOUT_MS: '1000',
       RAMPART_READ_TIMEOUT_MS: '2000',
       RAMPART_WORKER_POLL_MS: '50',
@@ -96,9 +102,12 @@ test(`a Nuclei scan runs community templates on the services it finds and on URL
   assert.equal(run.outcome, 'succeeded', run.error);
   assert.equal(run.engine, 'rampart-nuclei');
   assert.match(JSON.stringify(run), /templates rampart-test-\w+, 1 of 1 templates/, 'the run says which template set ran');
-  let findings = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
-  assert.deepEqual(findings.map((f) => `${f.rule_id} ${f.port}`), [`nuclei:CVE-2021-28854 ${vulnerable}`], 'the vulnerable server only, not its patched twin');
-  const found = findings[0]!;
+  const findings = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).orderBy('port').execute();
+  const expected = [`nuclei:CVE-2021-28854 ${vulnerable} http`, ...(secure ? [`nuclei:CVE-2021-28854 ${secure} https`] : [])];
+  assert.deepEqual(findings.map((f) => `${f.rule_id} ${f.port} ${f.service}`).sort(), expected.sort(), 'the vulnerable servers only, not the patched twin');
+  if (secure) assert.equal(findings.find((f) => f.port === secure)!.url, `https://127.0.0.1:${secure}/agc/vicidial_mysqli_errors.txt`);
+  else t.diagnostic('no openssl CLI: the HTTPS service was not tested');
+  const found = findings.find((f) => f.port === vulnerable)!;
   assert.equal(found.threat, 'High');
   assert.deepEqual(found.cve, ['CVE-2021-28854']);
   assert.equal(found.name, 'VICIdial Sensitive Information Disclosure');
@@ -114,8 +123,8 @@ test(`a Nuclei scan runs community templates on the services it finds and on URL
   // A URL target: its web service directly, no port scan.
   const url = await runScan(ctx, user.auth, `http://127.0.0.1:${patched}/`);
   assert.equal(url.run.outcome, 'succeeded', url.run.error);
-  findings = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
-  assert.equal(findings.length, 1, 'the patched twin gave no finding');
+  const after = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
+  assert.equal(after.length, findings.length, 'the patched twin gave no finding');
 });
 
 test(`Nuclei scans are refused while no templates directory is configured, and accept URLs once one is (${STORE_KIND})`, async (t) => {
