@@ -133,6 +133,8 @@ test(`Nuclei scans are refused while no templates directory is configured, and a
   const refused = await none.app.inject({ method: 'POST', url: '/api/new-scan', headers: user.auth, payload: { ...SCAN, scan_target: '127.0.0.1' } });
   assert.equal(refused.statusCode, 422, refused.body);
   assert.match(refused.json().errors.scan_type[0], /nuclei-templates does not exist: run `rampart templates sync` or set RAMPART_NUCLEI_TEMPLATES/);
+  // Workers still claim Nuclei runs, so that templates synced later need no restart (until then a run fails with the reason).
+  assert.ok(none.app.ctx.engines.availableTypes().includes('Nuclei'));
 
   const empty = await tempDir(t);
   const set = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_NUCLEI_TEMPLATES: empty } });

@@ -31,7 +31,11 @@ export type EngineChoice =
 
 export interface EngineRegistry {
   forScanType(type: ScanType): EngineChoice;
-  /** The scan types an engine serves here, in the contract's order. */
+  /**
+   * The scan types an engine serves here, in the contract's order: the workers claim these. A type
+   * whose engine waits for data (Nuclei without templates) is among them, so that a later
+   * `rampart templates sync` needs no worker restart; until then its runs fail with the reason.
+   */
   availableTypes(): ScanType[];
 }
 
@@ -94,6 +98,6 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
   };
   return {
     forScanType: choiceOf,
-    availableTypes: () => SCAN_TYPES.filter((type) => choiceOf(type).available),
+    availableTypes: () => SCAN_TYPES.filter((type) => (settings.nuclei && type === 'Nuclei') || choiceOf(type).available),
   };
 }
