@@ -184,4 +184,26 @@ http:
     const plain = helperVariables(inputUrl({ ...service, host: '192.0.2.7', port: 80, scheme: 'http', tls: false, basePath: '/' }), '192.0.2.7', false);
     assert.deepEqual([plain.BaseURL, plain.Hostname, plain.Port, plain.Path, plain.File, plain.FQDN, plain.RDN], ['http://192.0.2.7', '192.0.2.7', '80', '', '', '192.0.2.7', undefined]);
   });
+
+  it('a redirect to another host:port sends its own Host, no credentials; cookies follow the host name (RFC 6265: ports share them)', async (t) => {
+    const second = await serve(t, () => ({ body: 'landed' }));
+    const first = await serve(t, () => ({ status: 302, headers: { Location: `http://127.0.0.1:${second.port}/next`, 'Set-Cookie': 'sid=1' } }));
+    const template = inline(`http:
+  - raw:
+      - |
+        GET /start HTTP/1.1
+        Host: {{Hostname}}
+        Authorization: Basic Zm9vOmJhcg==
+    redirects: true
+    matchers:
+      - type: word
+        words: [landed]
+`);
+    const outcome = await runHttpTemplate(template, loopbackService(first.port), executionContext());
+    assert.equal(outcome.matches.length, 1);
+    assert.deepEqual(
+      [second.seen[0]?.headers.host, second.seen[0]?.headers.authorization, second.seen[0]?.headers.cookie],
+      [`127.0.0.1:${second.port}`, undefined, 'sid=1'],
+    );
+  });
 });
