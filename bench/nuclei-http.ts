@@ -5,7 +5,10 @@
  * answering 404 to everything, through the http executor with a shared response cache. Prints the
  * count, the time, requests sent and shared, matches, notes by kind, and errors thrown (should be 0).
  *
- *   npx tsc -p . && node dist/bench/nuclei-http.js [--dir DIR] [--concurrency N] [--limit N]
+ *   npx tsc -p . && node dist/bench/nuclei-http.js [--dir DIR] [--concurrency N] [--limit N] [--ok]
+ *
+ * `--ok`: the server answers 200 with a plain page instead (matches then are templates that fire on
+ * any page: a false-positive measure).
  */
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     dir: { type: 'string', default: path.join(SHARED_DIR, 'third_party', 'nuclei-templates') },
     concurrency: { type: 'string', default: '16' },
     limit: { type: 'string', default: '0' },
+    ok: { type: 'boolean', default: false },
   },
 });
 const directory = values.dir as string;
@@ -47,8 +51,8 @@ const server = http.createServer((req, res) => {
   received++;
   req.resume();
   req.on('end', () => {
-    res.writeHead(404, { 'Content-Type': 'text/html' });
-    res.end('<html><body>Not Found</body></html>');
+    res.writeHead(values.ok ? 200 : 404, { 'Content-Type': 'text/html' });
+    res.end(values.ok ? '<html><head><title>Welcome</title></head><body>It works.</body></html>' : '<html><body>Not Found</body></html>');
   });
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -106,7 +110,7 @@ console.log(`blockers:        ${[...blockers].sort((a, b) => b[1] - a[1]).slice(
 console.log(`templates run:   ${selected.length}`);
 console.log(`time:            ${seconds.toFixed(1)} s`);
 console.log(`requests:        ${sent} sent, ${shared} shared (server received ${received})`);
-console.log(`matches:         ${matches} on a 404 server${matched.length > 0 ? ` (${matched.slice(0, 10).join(', ')}${matched.length > 10 ? ', ...' : ''})` : ''}`);
+console.log(`matches:         ${matches} on a ${values.ok ? '200' : '404'} server${matched.length > 0 ? ` (${matched.slice(0, 10).join(', ')}${matched.length > 10 ? ', ...' : ''})` : ''}`);
 console.log(`errors thrown:   ${errors.length}`);
 for (const e of errors.slice(0, 10)) console.log(`  ${e.split('\n').slice(0, 3).join(' | ')}`);
 console.log('notes by kind:');

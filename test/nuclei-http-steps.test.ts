@@ -5,6 +5,7 @@
  * redirect loop bounded by the default max-redirects; and the helper variables of a service.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { runHttpTemplate } from '../src/engines/nuclei/execute/http-executor.js';
@@ -12,6 +13,8 @@ import { helperVariables, inputUrl } from '../src/engines/nuclei/execute/http-va
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
 import type { Template } from '../src/engines/nuclei/templates/template.types.js';
 import { executionContext, loopbackService, serve } from './helpers/nuclei-http.js';
+
+const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 
 function inline(body: string): Template {
   const result = parseTemplate(`id: inline\ninfo: { name: inline, severity: info }\n${body}`, 'inline.yaml');
@@ -60,6 +63,36 @@ describe('nuclei http executor: steps', () => {
     const outcome = await runHttpTemplate(template, loopbackService(server.port), executionContext());
     assert.deepEqual(server.seen.map((r) => r.url), ['/list', '/item/1', '/item/2', '/item/3']);
     assert.deepEqual(outcome.matches.map((m) => m.matchedAt), [`http://127.0.0.1:${server.port}/item/2`]);
+  });
+
+  it('a variable naming an extracted value is evaluated again per request; the others keep their value', async (t) => {
+    const template = inline(`variables:
+  nonce: "{{rand_int(100000, 999999)}}"
+  signed: "{{md5(token)}}"
+http:
+  - raw:
+      - |
+        GET /token?n={{nonce}} HTTP/1.1
+        Host: {{Hostname}}
+      - |
+        GET /use?n={{nonce}}&sig={{signed}} HTTP/1.1
+        Host: {{Hostname}}
+    extractors:
+      - type: regex
+        name: token
+        internal: true
+        group: 1
+        regex: ['token=(\\w+)']
+    matchers:
+      - type: word
+        words: [accepted]
+`);
+    const server = await serve(t, (r) => ({ body: r.url.startsWith('/token') ? 'token=abc' : r.url.endsWith(`&sig=${md5('abc')}`) ? 'accepted' : 'no' }));
+    const outcome = await runHttpTemplate(template, loopbackService(server.port), executionContext());
+    const nonces = server.seen.map((r) => /n=(\d+)/.exec(r.url)?.[1]);
+    assert.equal(nonces.length, 2);
+    assert.equal(nonces[0], nonces[1]);
+    assert.equal(outcome.matches.length, 1);
   });
 
   it('{{BaseURL}}:port sends to that port of the same host', async (t) => {
@@ -150,5 +183,27 @@ describe('nuclei http executor: steps', () => {
     });
     const plain = helperVariables(inputUrl({ ...service, host: '192.0.2.7', port: 80, scheme: 'http', tls: false, basePath: '/' }), '192.0.2.7', false);
     assert.deepEqual([plain.BaseURL, plain.Hostname, plain.Port, plain.Path, plain.File, plain.FQDN, plain.RDN], ['http://192.0.2.7', '192.0.2.7', '80', '', '', '192.0.2.7', undefined]);
+  });
+
+  it('a redirect to another host:port sends its own Host, no credentials; cookies follow the host name (RFC 6265: ports share them)', async (t) => {
+    const second = await serve(t, () => ({ body: 'landed' }));
+    const first = await serve(t, () => ({ status: 302, headers: { Location: `http://127.0.0.1:${second.port}/next`, 'Set-Cookie': 'sid=1' } }));
+    const template = inline(`http:
+  - raw:
+      - |
+        GET /start HTTP/1.1
+        Host: {{Hostname}}
+        Authorization: Basic Zm9vOmJhcg==
+    redirects: true
+    matchers:
+      - type: word
+        words: [landed]
+`);
+    const outcome = await runHttpTemplate(template, loopbackService(first.port), executionContext());
+    assert.equal(outcome.matches.length, 1);
+    assert.deepEqual(
+      [second.seen[0]?.headers.host, second.seen[0]?.headers.authorization, second.seen[0]?.headers.cookie],
+      [`127.0.0.1:${second.port}`, undefined, 'sid=1'],
+    );
   });
 });

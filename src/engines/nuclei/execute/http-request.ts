@@ -68,8 +68,13 @@ function requestVariables(scope: RequestScope, helpers: Record<string, string>, 
   // Variables whose first evaluation left a marker (they name an extracted value or a payload) are
   // evaluated again now, nuclei evaluating them for every request; the others keep their value.
   const variables = { ...scope.variables };
-  const lazy = Object.entries(scope.variableDefinitions).filter(([name]) => variables[name]?.includes('{{'));
-  if (lazy.length > 0) Object.assign(variables, evaluateTemplateVariables(scope.variableDefinitions, { ...base, ...payloads }, scope.userVars));
+  if (Object.values(variables).some((value) => value.includes('{{'))) {
+    const combined: Record<string, unknown> = { ...base, ...payloads };
+    for (const [name, definition] of Object.entries(scope.variableDefinitions)) {
+      if (variables[name]?.includes('{{')) variables[name] = evaluateTemplateVariables({ [name]: definition }, combined, scope.userVars)[name]!;
+      combined[name] = variables[name];
+    }
+  }
   const all: Record<string, unknown> = { ...scope.dynamic, ...helpers, ...scope.userVars, ...variables, ...scope.constants };
   const rendered: Record<string, string> = {};
   for (const [name, value] of Object.entries(payloads)) rendered[name] = expandMarkers(value, all);
