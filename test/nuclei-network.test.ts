@@ -13,9 +13,10 @@ import { after, before, describe, it } from 'node:test';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
 import type { ExecutionContext, HostGate, ServiceTarget } from '../src/engines/nuclei/execute/contract.js';
-import { runDnsTemplate } from '../src/engines/nuclei/execute/dns.js';
+import { reverseName, runDnsTemplate } from '../src/engines/nuclei/execute/dns.js';
+import { splitHostPort } from '../src/engines/nuclei/execute/network-vars.js';
 import { runSslTemplate } from '../src/engines/nuclei/execute/ssl.js';
-import { runTcpTemplate } from '../src/engines/nuclei/execute/tcp.js';
+import { runTcpTemplate, templatePorts } from '../src/engines/nuclei/execute/tcp.js';
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
 import type { Template } from '../src/engines/nuclei/templates/template.types.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
@@ -225,6 +226,13 @@ describe('nuclei ssl executor', { skip: skip || (hasOpenssl() ? false : 'openssl
     assert.deepEqual(signed.matches, []);
   });
 
+  it('untrusted-root-certificate fires when the chain carries a self-signed CA that is no known root', async () => {
+    const leaf = makeCertificate(pki, 'chained', { subject: '/CN=localhost', signed: true });
+    const chained = await sslRun('ssl/untrusted-root-certificate.yaml', { key: leaf.key, cert: leaf.cert + pki.ca.cert });
+    assert.equal(chained.matches.length, 1);
+    assert.deepEqual((await sslRun('ssl/untrusted-root-certificate.yaml', leaf)).matches, []);
+  });
+
   it('mismatched-ssl-certificate fires when the name dialled is not in the certificate', async () => {
     const other = makeCertificate(pki, 'other', { subject: '/CN=other.example', san: 'DNS:other.example', signed: true });
     const hit = await sslRun('ssl/mismatched-ssl-certificate.yaml', other, { host: 'localhost' });
@@ -368,5 +376,19 @@ describe('nuclei dns executor', { skip }, () => {
     } finally {
       await resolver.close();
     }
+  });
+});
+
+describe('nuclei network executors: addresses and ports', { skip }, () => {
+  it('splits host:port as Go does, plus an unbracketed IPv6 address; reads a template port list; reverses addresses', () => {
+    assert.deepEqual(splitHostPort('example.com:21'), { host: 'example.com', port: '21' });
+    assert.deepEqual(splitHostPort('[::1]:443'), { host: '::1', port: '443' });
+    assert.deepEqual(splitHostPort('2001:db8::1:443'), { host: '2001:db8::1', port: '443' });
+    assert.equal(splitHostPort('example.com'), undefined);
+    assert.equal(splitHostPort('a:b:c'), undefined);
+    const block = template('network/detection/esmtp-detect.yaml').tcp[0]!;
+    assert.deepEqual(templatePorts({ ...block, port: '25, 2525,465,587,x' }), [25, 2525, 465, 587]);
+    assert.equal(reverseName('192.0.2.10'), '10.2.0.192.in-addr.arpa.');
+    assert.equal(reverseName('2001:db8::1'), `1.0.0.0.${'0.'.repeat(20)}8.b.d.0.1.0.0.2.ip6.arpa.`);
   });
 });
