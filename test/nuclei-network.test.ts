@@ -58,6 +58,21 @@ describe('nuclei tcp executor', { skip }, () => {
     }
   });
 
+  it('sends the exact bytes of {{hex_decode(...)}} in a text input and matches binary replies (java-rmi-detect)', async () => {
+    const ack = Buffer.concat([Buffer.from([0x4e, 0x00, 0x0e]), Buffer.from('192.168.100.10'), Buffer.from([0x00, 0x00, 0xc3, 0x50])]);
+    const rmi = await startServer(replyOnData(ack));
+    const other = await startServer(replyOnData(Buffer.from([0x4f, 0x00])));
+    try {
+      const hit = await runTcpTemplate(template('network/detection/java-rmi-detect.yaml'), service(rmi.port), context());
+      assert.equal(Buffer.concat(rmi.received).toString('hex'), '4a524d4900024b');
+      assert.equal(hit.matches.length, 1);
+      assert.deepEqual((await runTcpTemplate(template('network/detection/java-rmi-detect.yaml'), service(other.port), context())).matches, []);
+    } finally {
+      await rmi.close();
+      await other.close();
+    }
+  });
+
   it('decodes a hex input, and a binary matcher fires only on the expected bytes (MQTT CONNACK)', async () => {
     const dionaea = template('network/honeypot/dionaea-mqtt-honeypot-detect.yaml');
     const accepted = await startServer(replyOnData(Buffer.from('20020000', 'hex')));
