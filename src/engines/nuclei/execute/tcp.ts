@@ -47,6 +47,21 @@ function renderInput(input: TcpInput, vars: Record<string, unknown>): Buffer | s
   return Buffer.from(hex, 'hex');
 }
 
+/**
+ * A template fault found before connecting: an input that cannot render (an interactsh URL, a
+ * variable only `-var` gives, an unknown function) or bad hex. Inputs that use a named read are
+ * left to the exchange, which renders them with the value read.
+ */
+function inputFault(block: TcpRequest, vars: Record<string, unknown>): string | undefined {
+  const names = block.inputs.map((i) => i.name).filter((n): n is string => n !== undefined && n !== '');
+  for (const input of block.inputs) {
+    if (names.some((name) => input.data.includes(name))) continue;
+    const rendered = renderInput(input, vars);
+    if (typeof rendered === 'string') return rendered;
+  }
+  return undefined;
+}
+
 /** A request as shown with a match: its text, or hex when it is binary. */
 function printable(bytes: Buffer): string {
   const text = bytes.toString('utf8');
@@ -126,6 +141,12 @@ async function runBlock(template: Template, block: TcpRequest, service: ServiceT
     visited.add(address);
     const target = { host: split.host, port: targetPort, tls, matched: address };
     for (const payload of combinations) {
+      const fault = inputFault(block, { ...vars, ...payload });
+      if (fault !== undefined) {
+        const note = `${template.id}: ${fault}; tcp request skipped.`;
+        if (!outcome.notes.includes(note)) outcome.notes.push(note);
+        continue;
+      }
       const result = await guardedExchange(context, service.host, () => exchange(block, target, service, { ...vars, ...payload }, context));
       if (result.kind === 'stop') {
         if (result.note) outcome.notes.push(`${template.id}: ${result.note}`);
