@@ -12,7 +12,8 @@ import { reverseName } from '../src/engines/nuclei/execute/dns.js';
 import { splitHostPort } from '../src/engines/nuclei/execute/network-vars.js';
 import { runTcpTemplate, templatePorts } from '../src/engines/nuclei/execute/tcp.js';
 import { replyOnData, startServer } from './helpers/network-servers.js';
-import { context, recordingGate, service, skip, template } from './helpers/nuclei-executor.js';
+import { context, service, skip, template } from './helpers/nuclei-executor.js';
+import { openGate } from './helpers/nuclei-http.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
 
 describe('nuclei tcp executor', { skip }, () => {
@@ -117,7 +118,7 @@ describe('nuclei network executors: the address guard', { skip }, () => {
     const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'));
     const openssh = template('network/detection/openssh-detect.yaml');
     try {
-      const skipped = await runTcpTemplate(openssh, service(server.port), context({ gate: { ...recordingGate(), isSkipped: () => true } }));
+      const skipped = await runTcpTemplate(openssh, service(server.port), context({ gate: { ...openGate(), isSkipped: () => true } }));
       assert.equal(skipped.requestsSent, 0);
       const aborted = new AbortController();
       aborted.abort(new Error('run cancelled'));
@@ -132,7 +133,7 @@ describe('nuclei network executors: the address guard', { skip }, () => {
     const closed = await startServer(() => undefined);
     const port = closed.port;
     await closed.close();
-    const gate = recordingGate();
+    const gate = openGate();
     const outcome = await runTcpTemplate(template('network/detection/openssh-detect.yaml'), service(port), context({ gate }));
     assert.deepEqual([outcome.matches.length, gate.errors, gate.answers], [0, 1, 0]);
   });
