@@ -8,6 +8,7 @@ import tls from 'node:tls';
 import dnsPacket, { type Answer, type Packet } from 'dns-packet';
 import type { KeyPair, TestPki } from './pki.js';
 
+/** What a test server does with one connection. */
 export type Handler = (socket: net.Socket, received: Buffer[]) => void;
 
 /** A loopback server; `handler` runs per connection; every byte received is kept. */
@@ -116,5 +117,7 @@ export async function startResolver(zone: Zone): Promise<{ resolver: string; que
   };
 }
 
+/** A CNAME record. */
 export const cname = (name: string, target: string): Answer => ({ type: 'CNAME', name, ttl: 300, class: 'IN', data: target });
+/** The rcode of a name that does not exist. */
 export const NXDOMAIN = 3;

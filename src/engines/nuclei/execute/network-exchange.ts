@@ -8,7 +8,7 @@ import { EgressError } from '../../../shared/egress.js';
 import { HostSkippedError, type ExecutionContext, type TemplateMatch, type TemplateOutcome } from './contract.js';
 import { OperatorCompileError, type CompiledOperators, type ExtractorDeps } from '../match/index.js';
 import type { AttackType, OperatorsBlock, PayloadSource, Template } from '../templates/template.types.js';
-import { compileBlockOperators, operatorDeps, type PartMapper, type ReportedResult } from './block-operators.js';
+import { compileNetworkOperators, operatorDeps, type PartMapper, type ReportedResult } from './block-operators.js';
 import { blockCombinations } from './network-vars.js';
 
 /** How an exchange ended: a value, a failure of this request only, or the end of the template on this host. */
@@ -63,7 +63,7 @@ export async function prepareBlock(
 ): Promise<PreparedBlock | undefined> {
   let ops: CompiledOperators;
   try {
-    ops = compileBlockOperators(block, part);
+    ops = compileNetworkOperators(block, part);
   } catch (error) {
     if (!(error instanceof OperatorCompileError)) throw error;
     notes.push(`${template.id}: ${error.message}; ${protocol} block skipped.`);

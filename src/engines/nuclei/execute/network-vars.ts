@@ -4,10 +4,9 @@
  * `variables` evaluated in order, then the user's `-var` values; and the check nuclei makes
  * before sending anything (`expressions.ContainsUnresolvedVariables`).
  */
-import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { expandMarkers } from '../dsl/index.js';
 import type { AttackType, PayloadSource, Template } from '../templates/template.types.js';
+import { evaluateTemplateVariables, findUnresolved, makeConstants } from './http-variables.js';
 import { combinePayloads, PayloadError, readPayloadSets } from './payloads.js';
 
 /** `host:port`, with brackets around an IPv6 literal (Go's net.JoinHostPort). */
@@ -39,31 +38,28 @@ export function helperVariables(host: string, port: number | string): Record<str
   return { Hostname: hostname, Host: host, Port: String(port), Input: hostname, FQDN: host };
 }
 
-const randomStrings = new WeakMap<Template, string>();
+const constants = new WeakMap<Template, Record<string, string>>();
 
-/** nuclei's `randstr`: one random value per template (per run here), the same in every block. */
-export function templateRandstr(template: Template): string {
-  let value = randomStrings.get(template);
-  if (value === undefined) {
-    value = randomBytes(20).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 27).padEnd(27, 'x');
-    randomStrings.set(template, value);
+/** nuclei's `randstr`, `randstr_N`: one random value each per template (per run here), the same in every block. */
+export function templateConstants(template: Template): Record<string, string> {
+  let values = constants.get(template);
+  if (values === undefined) {
+    values = makeConstants([JSON.stringify([template.variables, template.tcp, template.ssl, template.dns])]);
+    constants.set(template, values);
   }
-  return value;
+  return values;
 }
 
-/** Helper variables, then the template's `variables` (each may use the earlier ones), then the user's values. */
+/** Helper variables and `randstr`s, then the template's `variables` (each may use the earlier ones), then the user's values. */
 export function blockVariables(template: Template, helpers: Record<string, unknown>, userVars: Record<string, string>): Record<string, unknown> {
-  const vars: Record<string, unknown> = { randstr: templateRandstr(template), ...helpers, ...userVars };
-  for (const [name, value] of Object.entries(template.variables)) {
-    if (Object.hasOwn(userVars, name)) continue;
-    vars[name] = expandMarkers(value, vars as never);
-  }
-  return vars;
+  const scope: Record<string, unknown> = { ...templateConstants(template), ...helpers };
+  return { ...scope, ...evaluateTemplateVariables(template.variables, scope, userVars), ...userVars };
 }
 
-/** The first `{{...}}` left after expansion (nuclei skips such a request), or undefined. */
+/** The first `{{...}}` left after expansion, as nuclei's ContainsUnresolvedVariables sees it (nuclei skips such a request). */
 export function unresolvedMarker(text: string): string | undefined {
-  return /\{\{[^{}]+\}\}/.exec(text)?.[0];
+  const inner = findUnresolved(text);
+  return inner === undefined ? undefined : `{{${inner}}}`;
 }
 
 /**

@@ -6,7 +6,7 @@
  * once, a named read becomes an event entry), then read once (`read-size`, default 1024) or
  * until the peer closes (`read-all`), and run the block's operators on the event.
  */
-import { expandMarkers } from '../dsl/index.js';
+import { expandMarkers, expandMarkersToBytes } from '../dsl/index.js';
 import type { TcpInput, TcpRequest, Template } from '../templates/template.types.js';
 import { evaluateBlock } from './block-operators.js';
 import type { ExecutionContext, ServiceTarget, TemplateExecutor, TemplateOutcome } from './contract.js';
@@ -31,15 +31,35 @@ export function templatePorts(block: TcpRequest): number[] {
   return [...new Set(listed.filter((p) => Number.isInteger(p) && p > 0 && p < 65536))];
 }
 
-/** An input's bytes after marker expansion, or why it cannot be sent. */
+/**
+ * An input's bytes after marker expansion, or why it cannot be sent. Text inputs keep byte results
+ * exact (`{{hex_decode("aced0005")}}` in 20 templates: Go strings are bytes); hex inputs are text
+ * (`{{hex_encode(...)}}`) decoded after expansion.
+ */
 function renderInput(input: TcpInput, vars: Record<string, unknown>): Buffer | string {
-  const text = expandMarkers(input.data, vars as never);
+  const bytes = input.type === 'text' ? Buffer.from(expandMarkersToBytes(input.data, vars as never)) : undefined;
+  const text = bytes ? bytes.toString('latin1') : expandMarkers(input.data, vars as never);
   const unresolved = unresolvedMarker(text);
   if (unresolved !== undefined) return `unresolved ${unresolved} in an input`;
-  if (input.type === 'text') return Buffer.from(text, 'utf8');
+  if (bytes) return bytes;
   const hex = text.replace(/\s+/g, '');
   if (!/^(?:[0-9a-fA-F]{2})*$/.test(hex)) return 'an input of type hex is not valid hex';
   return Buffer.from(hex, 'hex');
+}
+
+/**
+ * A template fault found before connecting: an input that cannot render (an interactsh URL, a
+ * variable only `-var` gives, an unknown function) or bad hex. Inputs that use a named read are
+ * left to the exchange, which renders them with the value read.
+ */
+function inputFault(block: TcpRequest, vars: Record<string, unknown>): string | undefined {
+  const names = block.inputs.map((i) => i.name).filter((n): n is string => n !== undefined && n !== '');
+  for (const input of block.inputs) {
+    if (names.some((name) => input.data.includes(name))) continue;
+    const rendered = renderInput(input, vars);
+    if (typeof rendered === 'string') return rendered;
+  }
+  return undefined;
 }
 
 /** A request as shown with a match: its text, or hex when it is binary. */
@@ -121,6 +141,12 @@ async function runBlock(template: Template, block: TcpRequest, service: ServiceT
     visited.add(address);
     const target = { host: split.host, port: targetPort, tls, matched: address };
     for (const payload of combinations) {
+      const fault = inputFault(block, { ...vars, ...payload });
+      if (fault !== undefined) {
+        const note = `${template.id}: ${fault}; tcp request skipped.`;
+        if (!outcome.notes.includes(note)) outcome.notes.push(note);
+        continue;
+      }
       const result = await guardedExchange(context, service.host, () => exchange(block, target, service, { ...vars, ...payload }, context));
       if (result.kind === 'stop') {
         if (result.note) outcome.notes.push(`${template.id}: ${result.note}`);
