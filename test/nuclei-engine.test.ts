@@ -172,6 +172,17 @@ describe('nuclei engine', () => {
     assert.deepEqual(findingsOf(unsafe).map((f) => f.ruleId), ['nuclei:unsafe-one:marker'], 'unsafe templates run where the deployment opted in; code never');
   });
 
+  it('a template that decides by comparing versions reports at the QoD of a version inference', async (t) => {
+    const server = await serve(t, (_req, res) => res.writeHead(200, { server: 'Acme/1.2' }).end('vulnerable-marker'));
+    const versioned = httpTemplate('versioned').replace(
+      "    matchers:\n",
+      '    matchers-condition: and\n    matchers:\n      - type: dsl\n        dsl:\n          - compare_versions(replace(server, "Acme/", ""), "< 2.0")\n',
+    );
+    const dir = await writeTemplates(t, { 'v.yaml': versioned, 'p.yaml': httpTemplate('proved', { path: 'other' }) });
+    const found = findingsOf(await collect(engineFor(dir).run(jobOf([{ kind: 'url', value: `http://127.0.0.1:${server.port}/` }]))));
+    assert.deepEqual(found.map((f) => [f.ruleId, f.qod]).sort(), [['nuclei:proved:marker', 95], ['nuclei:versioned', 80]]);
+  });
+
   it('runs each family on the services discovery found: http on web services, tcp on its declared port', async (t) => {
     const web = await serve(t, (_req, res) => res.writeHead(200).end('vulnerable-marker'));
     const banner = await startTcpServer(t, { banner: () => '220 Microsoft FTP Service\r\n' });
