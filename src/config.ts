@@ -49,6 +49,9 @@ const EnvSchema = Type.Object({
   RAMPART_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1500 }),
   RAMPART_READ_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 3000 }),
   RAMPART_EMPTY_PASSWORD_LOGINS: Type.Boolean({ default: true }),
+  RAMPART_NUCLEI_TEMPLATES: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_NUCLEI_UNSAFE: Type.Boolean({ default: false }),
+  RAMPART_NUCLEI_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -126,6 +129,12 @@ export interface Config {
     /** The Rampart engine may try the MySQL/MariaDB empty-password login (its only credential attempt). */
     emptyPasswordLogins: boolean;
   };
+  /**
+   * The built-in nuclei engine: the templates directory (RAMPART_NUCLEI_TEMPLATES, else
+   * `<data dir>/nuclei-templates`, where `rampart templates sync` writes), whether the directory was
+   * set explicitly, whether `unsafe: true` templates may run, and the bound on one exchange.
+   */
+  nuclei: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
   /** An OpenAI-compatible chat API for attack narratives; without a URL the built-in writer is used. */
@@ -199,6 +208,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       connectTimeoutMs: parsed.RAMPART_CONNECT_TIMEOUT_MS,
       readTimeoutMs: parsed.RAMPART_READ_TIMEOUT_MS,
       emptyPasswordLogins: parsed.RAMPART_EMPTY_PASSWORD_LOGINS,
+    },
+    nuclei: {
+      templatesDir: path.resolve(parsed.RAMPART_NUCLEI_TEMPLATES ?? path.join(parsed.RAMPART_DATA_DIR, 'nuclei-templates')),
+      templatesDirSet: parsed.RAMPART_NUCLEI_TEMPLATES !== undefined,
+      unsafe: parsed.RAMPART_NUCLEI_UNSAFE,
+      timeoutMs: parsed.RAMPART_NUCLEI_TIMEOUT_MS,
     },
     vulndb: {
       ...(parsed.RAMPART_NVD_URL ? { nvdUrl: parsed.RAMPART_NVD_URL } : {}),

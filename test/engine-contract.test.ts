@@ -30,7 +30,7 @@ test(`a scan type with no engine on this deployment is refused at creation, sayi
   assert.match(zap.json().errors.scan_type[0], /^ZAP scans need an OWASP ZAP daemon that Rampart drives, and this deployment has none configured/);
   const nuclei = await post(ctx, user.auth, { scan_type: 'Nuclei' });
   assert.equal(nuclei.statusCode, 422, nuclei.body);
-  assert.match(nuclei.json().errors.scan_type[0], /^Nuclei scans need the nuclei tool and its templates/);
+  assert.match(nuclei.json().errors.scan_type[0], /^Nuclei scans need nuclei templates, and the templates directory .*nuclei-templates does not exist: run `rampart templates sync` or set RAMPART_NUCLEI_TEMPLATES/);
   for (const type of ['Rampart', 'OpenVas']) assert.equal((await post(ctx, user.auth, { scan_type: type })).statusCode, 200, `${type} is served`);
   const scans = (await ctx.app.inject({ method: 'GET', url: '/api/scans', headers: user.auth })).json().data;
   assert.deepEqual(scans.map((s: { scan_type: string }) => s.scan_type).sort(), ['OpenVas', 'Rampart'], 'nothing was stored for the refused types');

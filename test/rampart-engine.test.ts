@@ -9,7 +9,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { EngineError, type EngineEvent, type EngineJob, type EngineLimits, type Finding } from '../src/engines/engine.js';
 import { escapeBanner } from '../src/engines/rampart/banner.js';
-import { runPool } from '../src/engines/rampart/pool.js';
+import { runPool } from '../src/shared/pool.js';
 import { DEFAULT_TCP_PORTS, resolvePorts } from '../src/engines/rampart/ports.js';
 import { createRampartEngine } from '../src/engines/rampart/rampart.engine.js';
 import { applyOptions } from '../src/engines/rampart/options.js';

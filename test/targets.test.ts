@@ -106,7 +106,15 @@ describe('network scan targets (Rampart, OpenVas, Nuclei)', () => {
   }
 
   test('the scheme message names the scan type', () => {
-    assert.match(parseErrors('https://example.com', 'Nuclei')[0] ?? '', /for a Nuclei scan/);
+    assert.match(parseErrors('https://example.com', 'OpenVas')[0] ?? '', /for a OpenVas scan/);
+  });
+
+  test('Nuclei scans take http(s) URLs beside hosts; a bare port is refused with the URL to write', () => {
+    const parsed = parseScanTargets('https://Example.com/app/ 10.0.0.1', 'Nuclei', { maxAddresses: 10 });
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.value.targets, [{ kind: 'url', value: 'https://example.com/app/' }, { kind: 'ip', value: '10.0.0.1' }]);
+    assert.match(parseErrors('ftp://example.com/', 'Nuclei')[0] ?? '', /uses the ftp scheme; Nuclei scans take only http:\/\/ and https:\/\/ URLs/);
+    assert.match(parseErrors('example.com:8080', 'Nuclei')[0] ?? '', /give a URL \(http:\/\/example\.com:8080\/ or https:\/\/example\.com:8080\/\)/);
   });
 
   test('a very long item is cut short in its message', () => {

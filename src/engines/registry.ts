@@ -5,7 +5,9 @@
  * the run executor takes its engine from it.
  *
  * Today: Rampart -> the built-in network scanner; OpenVas -> the same scanner as a fallback, said
- * in every run's notes; ZAP and Nuclei -> not available (their drivers are still to come).
+ * in every run's notes; Nuclei -> the built-in nuclei engine while its templates directory holds
+ * templates (asked on each call, so a `rampart templates sync` needs no restart); ZAP -> not
+ * available (its driver is still to come).
  *
  * This module is the one place in src/engines/ that knows the engines themselves (it wires them);
  * engines still never import each other.
@@ -14,6 +16,11 @@ import { SCAN_TYPES, type ScanType } from '../shared/scan-types.js';
 import type { Engine } from './engine.js';
 import { createRampartEngine } from './rampart/rampart.engine.js';
 import type { OptionCaps } from './rampart/options.js';
+import { createNucleiEngine } from './nuclei/nuclei.engine.js';
+import { NUCLEI_EXECUTORS } from './nuclei/executors.js';
+import { SUPPORTED_FEATURES } from './nuclei/supported-features.js';
+import { findTemplatesDirProblem } from './nuclei/templates-dir.js';
+import { createRampartDiscovery } from './nuclei-discovery.js';
 
 /** The engine serving a scan type, or why there is none. */
 export type EngineChoice =
@@ -24,7 +31,11 @@ export type EngineChoice =
 
 export interface EngineRegistry {
   forScanType(type: ScanType): EngineChoice;
-  /** The scan types an engine serves here, in the contract's order. */
+  /**
+   * The scan types an engine serves here, in the contract's order: the workers claim these. A type
+   * whose engine waits for data (Nuclei without templates) is among them, so that a later
+   * `rampart templates sync` needs no worker restart; until then its runs fail with the reason.
+   */
   availableTypes(): ScanType[];
 }
 
@@ -32,6 +43,8 @@ export interface EngineRegistry {
 export interface RegistrySettings {
   /** The deployment's scan limits: the caps of the engines' options; and whether the empty-password login may run (default: yes). */
   scan: OptionCaps & { emptyPasswordLogins?: boolean };
+  /** The built-in nuclei engine's settings (`Config['nuclei']`); absent: Nuclei scans are not available. */
+  nuclei?: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -39,9 +52,29 @@ export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployme
 const UNAVAILABLE: Partial<Record<ScanType, string>> = {
   ZAP:
     'ZAP scans need an OWASP ZAP daemon that Rampart drives, and this deployment has none configured: this version of Rampart cannot drive ZAP yet. Scan the hosts with a Rampart scan meanwhile.',
-  Nuclei:
-    'Nuclei scans need the nuclei tool and its templates on the workers, and this deployment has none configured: this version of Rampart cannot run nuclei yet. Scan the hosts with a Rampart scan meanwhile.',
+  Nuclei: 'Nuclei scans need a nuclei templates directory, and this deployment has none configured: run `rampart templates sync` or set RAMPART_NUCLEI_TEMPLATES.',
 };
+
+/** The nuclei engine's choice: available while its templates directory holds templates. */
+function nucleiChoice(settings: RegistrySettings): () => EngineChoice {
+  const nuclei = settings.nuclei;
+  if (!nuclei) return () => ({ available: false, reason: UNAVAILABLE.Nuclei! });
+  const engine = createNucleiEngine({
+    templatesDir: nuclei.templatesDir,
+    timeoutMs: nuclei.timeoutMs,
+    unsafe: nuclei.unsafe,
+    caps: settings.scan,
+    executors: NUCLEI_EXECUTORS,
+    supported: SUPPORTED_FEATURES,
+    discover: createRampartDiscovery(settings.scan),
+  });
+  return () => {
+    const problem = findTemplatesDirProblem(nuclei.templatesDir);
+    if (!problem) return { available: true, engine };
+    const fix = nuclei.templatesDirSet ? 'point RAMPART_NUCLEI_TEMPLATES at a directory of nuclei templates' : 'run `rampart templates sync` or set RAMPART_NUCLEI_TEMPLATES';
+    return { available: false, reason: `Nuclei scans need nuclei templates, and the templates directory ${problem}: ${fix}.` };
+  };
+}
 
 /**
  * The deployment's registry. `engines` replaces the engine of a type (tests serve any type with a
@@ -49,16 +82,22 @@ const UNAVAILABLE: Partial<Record<ScanType, string>> = {
  */
 export function createEngineRegistry(settings: RegistrySettings, engines: Partial<Record<ScanType, Engine>> = {}): EngineRegistry {
   const rampart = createRampartEngine({ caps: settings.scan, emptyPasswordLogins: settings.scan.emptyPasswordLogins ?? true });
-  const choices = new Map<ScanType, EngineChoice>();
+  const choices = new Map<ScanType, EngineChoice | (() => EngineChoice)>();
   for (const type of SCAN_TYPES) {
     const given = engines[type];
     if (given) choices.set(type, { available: true, engine: given });
+    else if (type === 'Nuclei') choices.set(type, nucleiChoice(settings));
     else if (type === 'Rampart') choices.set(type, { available: true, engine: rampart });
     else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }
+  const choiceOf = (type: ScanType): EngineChoice => {
+    const choice = choices.get(type);
+    if (typeof choice === 'function') return choice();
+    return choice ?? { available: false, reason: `${type} scans are not available on this deployment.` };
+  };
   return {
-    forScanType: (type) => choices.get(type) ?? { available: false, reason: `${type} scans are not available on this deployment.` },
-    availableTypes: () => SCAN_TYPES.filter((type) => choices.get(type)?.available),
+    forScanType: choiceOf,
+    availableTypes: () => SCAN_TYPES.filter((type) => (settings.nuclei && type === 'Nuclei') || choiceOf(type).available),
   };
 }

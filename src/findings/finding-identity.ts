@@ -7,6 +7,12 @@
  *
  * Network findings (no URL, method or parameter) keep exactly the fingerprint they had before
  * web locations existed, so stores written then keep matching.
+ *
+ * A CVE names the weakness of the service, wherever a tool proved it: a finding with a CVE takes
+ * the network identity even with a URL, so Rampart's version match (no URL) and a nuclei template
+ * (the URL it matched at) on the same host and port are one finding listing both engines, and a
+ * template matching at two paths of one service is one finding. The URL stays a field. Rows
+ * stored before this rule were moved to it by migration 0018.
  */
 import { sha256Hex } from '../shared/crypto.js';
 import type { Finding } from '../shared/finding.js';
@@ -39,7 +45,7 @@ export function hasWebLocation(f: Pick<Finding, 'url' | 'method' | 'parameter'>)
 export function fingerprintOf(userId: number, f: Located): string {
   const identity = f.cve.length > 0 ? [...f.cve].sort()[0] : f.ruleId;
   const network = [userId, f.hostname.toLowerCase(), f.port ?? '', f.protocol ?? '', identity];
-  if (!hasWebLocation(f)) return sha256Hex(network.join('|'));
+  if (f.cve.length > 0 || !hasWebLocation(f)) return sha256Hex(network.join('|'));
   // A fourth and later part only web findings have: network fingerprints stay as they were.
   // JSON, so a `|` inside a URL or a parameter name cannot make two locations one.
   const location = JSON.stringify([identityUrl(f.url ?? ''), (f.method ?? '').trim().toUpperCase(), (f.parameter ?? '').trim()]);

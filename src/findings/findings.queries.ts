@@ -7,6 +7,9 @@ import type { Db } from '../db/database.js';
 import type { FindingsTable, Lifecycle } from '../db/schema.js';
 import { REFRESHED_COLUMNS } from './finding-fields.js';
 
+/** The columns of a web location. */
+const WEB_LOCATION_COLUMNS = ['url', 'method', 'parameter'] as const;
+
 /** Inserts or refreshes findings in one statement; returns the ids of the rows it touched. */
 export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]): Promise<number[]> {
   if (rows.length === 0) return [];
@@ -17,6 +20,9 @@ export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]):
       oc.columns(['user_id', 'fingerprint']).doUpdateSet({
         // Descriptive fields follow the latest report (FINDING_FIELDS says which).
         ...Object.fromEntries(REFRESHED_COLUMNS.map((column) => [column, sql`excluded.${sql.ref(column)}`])),
+        // A report without a web location (Rampart's version match of a CVE a template proved at a
+        // URL: one identity, finding-identity.ts) keeps the location known.
+        ...Object.fromEntries(WEB_LOCATION_COLUMNS.map((column) => [column, sql`coalesce(excluded.${sql.ref(column)}, findings.${sql.ref(column)})`])),
         scan_id: sql`excluded.scan_id`,
         target_id: sql`excluded.target_id`,
         run_id: sql`excluded.run_id`,

@@ -14,7 +14,7 @@ const ScanFields = {
   scan_start_time: Nullable(Type.String({ maxLength: 10, description: 'Clock time, e.g. 9:30 PM' })),
   scan_time_zone: Type.String({ minLength: 1, maxLength: 35, description: 'IANA time zone, e.g. Europe/Berlin' }),
   scan_email: Type.String({ format: 'email', maxLength: 100 }),
-  scan_target: Type.String({ minLength: 1, description: 'Hosts, IPs or CIDR ranges (URLs for ZAP), separated by commas, spaces or newlines' }),
+  scan_target: Type.String({ minLength: 1, description: 'Hosts, IPs or CIDR ranges (http(s) URLs for ZAP, and for Nuclei too), separated by commas, spaces or newlines' }),
   engine_options: Type.Unsafe<Record<string, unknown>>({
       type: 'object',
       additionalProperties: true,

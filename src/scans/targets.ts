@@ -2,7 +2,8 @@
  * Parsing of a scan's `scan_target` text into normalised targets.
  *
  * Network scans (Rampart, OpenVas, Nuclei) take IP addresses, CIDR ranges and hostnames, never a
- * scheme nor a port (ports are a separate scan option); ZAP takes http(s) URLs only. Targets are
+ * bare port (ports are a separate scan option); ZAP takes http(s) URLs only; Nuclei takes http(s)
+ * URLs too (the web service there is scanned directly, its path kept as the templates' base). Targets are
  * normalised so that spellings of the same target collapse into one: IPv6 in RFC 5952 form, CIDRs
  * with host bits cleared, hostnames lowercased without the trailing dot, URLs as WHATWG `href`.
  * Whether a target may be contacted is not decided here: that is the address guard's work, after
@@ -18,7 +19,7 @@ export type ScanType = 'Rampart' | 'OpenVas' | 'ZAP' | 'Nuclei';
 
 /**
  * One normalised target: exactly what engines take as a job target, so a scan's stored targets
- * go to the engine unchanged. `url` targets exist for ZAP scans only.
+ * go to the engine unchanged. `url` targets exist for ZAP and Nuclei scans only.
  */
 export type ParsedTarget = JobTarget;
 
@@ -49,7 +50,7 @@ export function parseScanTargets(
   const targets = new Map<string, { target: ParsedTarget; count: bigint }>();
   const itemErrors = new Set<string>();
   for (const item of items) {
-    const result = scanType === 'ZAP' ? parseUrlItem(item) : parseHostItem(item, scanType);
+    const result = scanType === 'ZAP' || (scanType === 'Nuclei' && SCHEME.test(item)) ? parseUrlItem(item, scanType) : parseHostItem(item, scanType);
     if (!result.ok) itemErrors.add(result.error);
     else targets.set(`${result.target.kind} ${result.target.value}`, result);
   }
@@ -108,6 +109,10 @@ function parseHostItem(item: string, scanType: ScanType): ItemResult {
     return { ok: false, error };
   }
   if (item.includes('/')) return parseCidrItem(item);
+  if (scanType === 'Nuclei' && /^[^:/]+:\d+$/.test(item)) {
+    // A port alone says nothing of the protocol; a URL does, and Nuclei scans take URLs.
+    return { ok: false, error: `${quote(item)} includes a port; for a web service there give a URL (http://${item}/ or https://${item}/), otherwise the host alone (ports are a separate scan option).` };
+  }
   return parseAddressItem(item) ?? parseHostnameItem(item);
 }
 
@@ -189,13 +194,13 @@ function findHostnameProblem(name: string): string | undefined {
   return undefined;
 }
 
-function parseUrlItem(item: string): ItemResult {
+function parseUrlItem(item: string, scanType: ScanType): ItemResult {
   const scheme = SCHEME.exec(item)?.[1]?.toLowerCase();
   if (scheme === undefined) {
     return { ok: false, error: `${quote(item)} has no scheme; ZAP scans need a full URL, like https://example.com/.` };
   }
   if (scheme !== 'http' && scheme !== 'https') {
-    return { ok: false, error: `${quote(item)} uses the ${scheme} scheme; ZAP scans take only http:// and https:// URLs.` };
+    return { ok: false, error: `${quote(item)} uses the ${scheme} scheme; ${scanType} scans take only http:// and https:// URLs.` };
   }
   let url: URL;
   try {

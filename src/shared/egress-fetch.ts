@@ -41,6 +41,12 @@ export interface EgressFetchInit {
   tls?: EgressTlsOptions['tls'];
   /** The SNI name for https when the URL names a literal address (a scanner probing a host by address); default the URL's host. */
   servername?: string;
+  /**
+   * The request-target of the first hop sent as written (path and query), instead of the URL's
+   * normalised one: a scanner's `/a/../../etc/passwd` must reach the server unchanged. Node still
+   * refuses spaces and control characters in it (the caller escapes them).
+   */
+  target?: string;
 }
 
 /** The final response, with the hops that led to it. */
@@ -48,6 +54,10 @@ export interface EgressResponse {
   /** The URL that answered (the last hop). */
   url: string;
   status: number;
+  /** The reason phrase of the status line (`OK`), as the server sent it. */
+  statusText: string;
+  /** The protocol version of the status line (`1.1`). */
+  httpVersion: string;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
   truncated: boolean;
@@ -75,7 +85,8 @@ export async function egressFetch(egress: EgressConnector, input: string | URL, 
     const headers: Record<string, string> = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const redirects: string[] = [];
     for (;;) {
-      const response = await exchange(egress, url, { method, headers, body }, init, controller.signal);
+      const target = redirects.length === 0 ? init.target : undefined;
+      const response = await exchange(egress, url, { method, headers, body, target }, init, controller.signal);
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || typeof location !== 'string' || init.redirect === 'manual') {
         return { ...response, url: url.href, redirects };
@@ -114,7 +125,7 @@ function httpUrl(input: string | URL): URL {
   return url;
 }
 
-type Hop = { method: string; headers: Record<string, string>; body: string | Uint8Array | undefined };
+type Hop = { method: string; headers: Record<string, string>; body: string | Uint8Array | undefined; target: string | undefined };
 
 /** One request on a fresh guarded connection (no keep-alive); the socket is gone when it settles. */
 async function exchange(egress: EgressConnector, url: URL, hop: Hop, init: EgressFetchInit, signal: AbortSignal): Promise<Omit<EgressResponse, 'url' | 'redirects'>> {
@@ -136,7 +147,7 @@ async function exchange(egress: EgressConnector, url: URL, hop: Hop, init: Egres
         // The socket is already connected to a checked address: the request never resolves the name.
         createConnection: () => socket,
         method: hop.method,
-        path: `${url.pathname}${url.search}`,
+        path: hop.target ?? `${url.pathname}${url.search}`,
         headers: { host: url.host, 'user-agent': 'Rampart', accept: '*/*', ...hop.headers, connection: 'close' },
       });
       const onAbort = (): void => {
@@ -150,7 +161,14 @@ async function exchange(egress: EgressConnector, url: URL, hop: Hop, init: Egres
         const chunks: Buffer[] = [];
         let size = 0;
         const finish = (truncated: boolean): void => {
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks, size), truncated });
+          resolve({
+            status: response.statusCode ?? 0,
+            statusText: response.statusMessage ?? '',
+            httpVersion: response.httpVersion,
+            headers: response.headers,
+            body: Buffer.concat(chunks, size),
+            truncated,
+          });
           if (truncated) request.destroy();
         };
         response.on('data', (chunk: Buffer) => {

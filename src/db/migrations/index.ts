@@ -20,6 +20,7 @@ import * as engineOptions from './0014-engine-options.js';
 import * as runRecorder from './0015-run-recorder.js';
 import * as findingQod from './0016-finding-qod.js';
 import * as vulndbConfigurations from './0017-vulndb-configurations.js';
+import * as cveIdentity from './0018-cve-identity.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0015-run-recorder': runRecorder,
   '0016-finding-qod': findingQod,
   '0017-vulndb-configurations': vulndbConfigurations,
+  '0018-cve-identity': cveIdentity,
 };

@@ -6,9 +6,10 @@
  * version `unknown`.
  */
 import type { EngineEvent, Finding } from '../engine.js';
-import { QOD, threatFromCvss, threatFromSeverity } from '../engine.js';
+import { QOD } from '../engine.js';
 import { readJson } from './json-reader.js';
-import { cweOf, finding, invalidFile, joinParagraphs, numberOf, otherFields, portOf, protocolOf, type ImportedResults, type ImportSource } from './importer.js';
+import { findingFieldsOfNucleiInfo, nucleiEvidence } from './nuclei-info.js';
+import { finding, invalidFile, numberOf, portOf, protocolOf, type ImportedResults, type ImportSource } from './importer.js';
 
 type Obj = Record<string, unknown>;
 
@@ -53,39 +54,40 @@ export function nucleiFinding(r: Obj): Finding {
   const cls = (info.classification && typeof info.classification === 'object' ? info.classification : {}) as Obj;
   const templateId = str(r['template-id'] ?? r.templateID) || 'unknown-template';
   const matcher = str(r['matcher-name'] ?? r.matcher_name);
-  const cvss = numberOf(str(cls['cvss-score']));
-  const cwes = list(cls['cwe-id']).map((c) => cweOf(c)).filter((c): c is string => c !== null);
-  const badCwes = list(cls['cwe-id']).filter((c) => cweOf(c) === null);
+  const { fields, other: classified } = findingFieldsOfNucleiInfo({
+    templateId,
+    name: str(info.name),
+    severity: str(info.severity),
+    description: str(info.description),
+    remediation: str(info.remediation),
+    references: list(info.reference),
+    cveIds: list(cls['cve-id']),
+    cweIds: list(cls['cwe-id']),
+    cvssScore: numberOf(str(cls['cvss-score'])),
+    cvssMetrics: str(cls['cvss-metrics']),
+  });
   const extracted = list(r['extracted-results'] ?? r.extracted_results);
   const other: [string, string][] = [];
   for (const [k, v] of Object.entries(r)) if (!USED.has(k)) other.push([k, str(v)]);
   for (const [k, v] of Object.entries(info)) if (!USED_INFO.has(k)) other.push([`info.${k}`, str(v)]);
   for (const [k, v] of Object.entries(cls)) if (!['cve-id', 'cwe-id', 'cvss-score', 'cvss-metrics'].includes(k)) other.push([`classification.${k}`, str(v)]);
-  if (cwes.length > 1) other.push(['cwe-ids', cwes.join(' ')]);
-  if (badCwes.length > 0) other.push(['cwe-id (not a CWE)', badCwes.join(' ')]);
+  other.push(...classified);
   for (const k of ['type', 'template-path', 'template-url', 'timestamp']) if (r[k] !== undefined) other.push([k, str(r[k])]);
   return finding({
     ...locationOf(r),
     ruleId: matcher ? `${templateId}:${matcher}` : templateId,
-    name: str(info.name) || templateId,
-    description: str(info.description),
-    solution: str(info.remediation),
-    threat: threatFromSeverity(str(info.severity)) ?? threatFromCvss(cvss),
-    cvssBase: cvss,
-    cvssVector: str(cls['cvss-metrics']) || null,
-    cve: list(cls['cve-id']).map((c) => c.toUpperCase()),
-    cwe: cwes[0] ?? null,
-    references: list(info.reference),
+    ...fields,
     // A template matched what the target answered: a test, not a version inference.
     qod: QOD.confirmed,
-    evidence: joinParagraphs(
-      `Matched at ${str(r['matched-at'] ?? r.matched) || str(r.host)}${matcher ? ` by matcher ${matcher}` : ''}.`,
-      extracted.length > 0 && `Extracted: ${extracted.join(', ')}`,
-      r['curl-command'] !== undefined && `curl: ${str(r['curl-command'])}`,
-      r.request !== undefined && `Request:\n${str(r.request).slice(0, 4000)}`,
-      r.response !== undefined && `Response:\n${str(r.response).slice(0, 4000)}`,
-      otherFields(other),
-    ),
+    evidence: nucleiEvidence({
+      matchedAt: str(r['matched-at'] ?? r.matched) || str(r.host),
+      matcher,
+      extracted,
+      ...(r['curl-command'] !== undefined ? { curl: str(r['curl-command']) } : {}),
+      ...(r.request !== undefined ? { request: str(r.request) } : {}),
+      ...(r.response !== undefined ? { response: str(r.response) } : {}),
+      other,
+    }),
   });
 }
 

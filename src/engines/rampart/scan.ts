@@ -18,7 +18,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EngineEvent, EngineJob } from '../engine.js';
 import type { ProbedHost } from './findings.js';
-import { runPool } from './pool.js';
+import { runPool } from '../../shared/pool.js';
 import { connectTimed, REFUSED_BY_GUARD, type ConnectOutcome } from './port-scan.js';
 import { HostTiming } from './timing.js';
 import { LoopLoad } from './loop-load.js';

@@ -10,7 +10,7 @@ import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import { EngineError, type JobTarget } from '../engine.js';
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from './ip.js';
-import { runPool } from './pool.js';
+import { runPool } from '../../shared/pool.js';
 
 /** A parsed CIDR range; `network` has its host bits cleared. */
 export interface Cidr {

@@ -112,6 +112,11 @@ export interface ExecutionContext {
    * body identical). One per run; the executor keys it by service.
    */
   cache: SharedResponses;
+  /**
+   * The DNS resolvers `dns:` templates query (`host:port`): the deployment's own infrastructure,
+   * the one place packets go that is not the target. Default: the system's (`dns.getServers()`).
+   */
+  resolvers?: string[];
 }
 
 /** A bounded cache of in-flight and settled responses, shared across the templates of a run. */

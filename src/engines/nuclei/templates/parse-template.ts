@@ -199,8 +199,11 @@ function parseSsl(b: Obj): SslRequest {
 }
 
 function parseDns(b: Obj): DnsRequest {
+  const payloads = parsePayloads(b.payloads);
   return {
     ...parseOperators(b),
+    payloads,
+    attack: attackType(b.attack, payloads),
     nameField: str(b.name) ?? '{{FQDN}}',
     recordType: str(b.type)?.toUpperCase() ?? 'A',
     recordClass: str(b.class)?.toUpperCase() ?? 'INET',
@@ -261,12 +264,22 @@ export function templateFromDocument(doc: unknown, path: string): Template | Tem
   };
 }
 
+/**
+ * Plain scalars that look like numbers but would lose their text as one (`data: 00000000`, a hex
+ * input; 16+ digits; `1e10`) stay strings: Go decodes them into string fields as written, and
+ * the fields that want numbers (`read-size`, `cvss-score`) accept numeric strings.
+ */
+const KEEP_TEXT_TAGS = [
+  { identify: () => false, default: true, tag: 'tag:yaml.org,2002:int', test: /^[-+]?(?:0[0-9]+|[0-9]{16,})$/, resolve: (text: string) => text },
+  { identify: () => false, default: true, tag: 'tag:yaml.org,2002:float', test: /^[-+]?[0-9]+[eE][-+]?[0-9]+$/, resolve: (text: string) => text },
+];
+
 /** Parses YAML text into a template, or a failure naming the file and the reason. */
 export function parseTemplate(text: string, path: string): Template | TemplateFailure {
   let doc: unknown;
   try {
     // Lenient: a duplicated key does not fail the file (the later one wins); aliases are capped.
-    doc = parseYaml(text, { version: '1.2', uniqueKeys: false, maxAliasCount: 100 });
+    doc = parseYaml(text, { version: '1.2', uniqueKeys: false, maxAliasCount: 100, customTags: (tags) => [...KEEP_TEXT_TAGS, ...tags] });
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     return { path, reason: `YAML error: ${message}` };

@@ -152,6 +152,9 @@ export interface DnsRequest extends OperatorsBlock {
   recursion: boolean;
   retries?: number;
   trace: boolean;
+  /** `payloads` (one template: DKIM selectors in the queried name) and their attack type. */
+  payloads: Record<string, PayloadSource>;
+  attack?: AttackType;
 }
 
 /** A parsed template. */

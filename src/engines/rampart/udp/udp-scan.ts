@@ -8,7 +8,7 @@
  */
 import { EngineError, type EngineJob, type EngineLimits } from '../../engine.js';
 import type { CheckFinding, ServiceInfo } from '../checks/check.js';
-import { runPool } from '../pool.js';
+import { runPool } from '../../../shared/pool.js';
 import type { TokenBucket } from '../rate-limit.js';
 import { runExchange } from './datagram.js';
 import { dnsProbe } from './dns.js';

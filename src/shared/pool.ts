@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 /**
  * A fixed pool of async workers pulling from one shared iterator: at most `concurrency` items
  * are in work at once, and memory stays bounded because items are pulled one at a time rather
- * than listed up front. Shared by the port scan (address, port pairs) and DNS resolution.
+ * than listed up front. Shared by the Rampart engine (port scan, DNS resolution) and the nuclei engine (template runs).
  */
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * Where templates run: the services of a job. A URL target is its HTTP(S) service directly (its
+ * path kept as the base path); hosts and CIDR ranges are handed to the injected service discovery
+ * (the registry builds it from the Rampart engine's port scan and service detection, since an
+ * engine never imports a sibling). Then each template family picks its services:
+ * - http: every HTTP(S) service;
+ * - tcp: the services on a port the template declares, or every non-HTTP service when it declares none;
+ * - ssl: every TLS service;
+ * - dns: every host name (never an address), once.
+ */
+import type { EngineEvent, EngineJob } from '../engine.js';
+import type { ServiceTarget } from './execute/contract.js';
+import { templatePorts } from './execute/tcp.js';
+import type { ProtocolFamily } from './selection.js';
+import type { Template } from './templates/template.types.js';
+
+/** One service discovery found on a host. */
+export interface DiscoveredService {
+  /** The name as the scan named it (or the address). */
+  host: string;
+  address: string;
+  port: number;
+  /** HTTP(S) services: the scheme; null for a service that does not speak HTTP. */
+  scheme: 'http' | 'https' | null;
+  tls: boolean;
+}
+
+/** What discovery yields: services, and the host states, notes and progress of its scan. */
+export type DiscoveryEvent = { type: 'service'; service: DiscoveredService } | Extract<EngineEvent, { type: 'host' | 'log' | 'incomplete' | 'progress' }>;
+
+/** Finds the services of a job's host and CIDR targets (URL targets never reach it). */
+export type DiscoverServices = (job: EngineJob) => AsyncIterable<DiscoveryEvent>;
+
+/** The service of a URL target, its host resolved through the egress (so the guard decides). */
+export async function serviceOfUrl(value: string, job: Pick<EngineJob, 'egress'>): Promise<ServiceTarget> {
+  const url = new URL(value);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const https = url.protocol === 'https:';
+  const [address] = await job.egress.resolve(host);
+  return {
+    host,
+    address: address ?? host,
+    port: url.port ? Number(url.port) : https ? 443 : 80,
+    scheme: https ? 'https' : 'http',
+    tls: https,
+    basePath: url.pathname || '/',
+  };
+}
+
+/** A discovered service as templates see it (no base path). */
+export function serviceTarget(service: DiscoveredService): ServiceTarget {
+  return { ...service, basePath: '/' };
+}
+
+/** The ports a tcp template's blocks declare (`port: 6379`, `port: 80,443`); empty when none does. */
+export function declaredPorts(t: Template): number[] {
+  return [...new Set(t.tcp.flatMap((block) => templatePorts(block)))];
+}
+
+const isIpAddress = (host: string): boolean => /^[\d.]+$/.test(host) || host.includes(':');
+
+/** The services a template of `family` runs on, among the job's services. */
+export function servicesFor(t: Template, family: ProtocolFamily, services: readonly ServiceTarget[]): ServiceTarget[] {
+  switch (family) {
+    case 'http':
+      return services.filter((s) => s.scheme !== null);
+    case 'ssl':
+      return services.filter((s) => s.tls);
+    case 'tcp': {
+      const ports = declaredPorts(t);
+      return ports.length > 0 ? services.filter((s) => ports.includes(s.port)) : services.filter((s) => s.scheme === null);
+    }
+    case 'dns': {
+      const names = new Map<string, ServiceTarget>();
+      for (const s of services) if (!isIpAddress(s.host) && !names.has(s.host)) names.set(s.host, { host: s.host, address: s.address, port: 53, scheme: null, tls: false, basePath: '/' });
+      return [...names.values()];
+    }
+  }
+}
