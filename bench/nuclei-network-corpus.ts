@@ -17,6 +17,8 @@ import type { ExecutionContext, HostGate, TemplateExecutor } from '../src/engine
 import { runDnsTemplate } from '../src/engines/nuclei/execute/dns.js';
 import { runSslTemplate } from '../src/engines/nuclei/execute/ssl.js';
 import { runTcpTemplate } from '../src/engines/nuclei/execute/tcp.js';
+import { NETWORK_EXECUTOR_FEATURES } from '../src/engines/nuclei/execute/network-features.js';
+import { checkExecutable } from '../src/engines/nuclei/templates/features.js';
 import { loadTemplates } from '../src/engines/nuclei/templates/load-templates.js';
 import type { Template } from '../src/engines/nuclei/templates/template.types.js';
 import { LOOPBACK_EGRESS } from '../test/helpers/egress.js';
@@ -88,6 +90,15 @@ async function runAll(name: string, pick: (t: Template) => boolean, run: Templat
     }
   }
   console.log(`\n${name}: ${tally.templates} templates, ${tally.threw.length} threw, ${tally.matched.length} matched, ${tally.sent} requests, ${Date.now() - t0} ms`);
+  const supported = new Set(NETWORK_EXECUTOR_FEATURES);
+  const blockers = new Map<string, number>();
+  let executable = 0;
+  for (const template of loaded.templates.filter(pick)) {
+    const check = checkExecutable(template, supported);
+    if (check.executable) executable++;
+    for (const b of check.blockers) blockers.set(b, (blockers.get(b) ?? 0) + 1);
+  }
+  console.log(`  executable by feature analysis (NETWORK_EXECUTOR_FEATURES): ${executable} of ${tally.templates}; blockers: ${[...blockers].map(([b, n]) => `${b} ${n}`).join(', ') || 'none'}`);
   for (const line of tally.threw.slice(0, 10)) console.log(`  threw ${line.split('\n').slice(0, 3).join(' | ')}`);
   for (const line of tally.matched) console.log(`  matched ${line}`);
   for (const [kind, count] of [...tally.noted].sort((a, b) => b[1] - a[1])) console.log(`  note x${count}: ${kind}`);

@@ -74,6 +74,19 @@ describe('nuclei tcp executor', { skip }, () => {
     }
   });
 
+  it('reads `read: N` bytes after an input, then the rest, and matches on every read (beanstalk-service, part raw)', async () => {
+    const stats = 'OK 64\r\n---\ncurrent-jobs-urgent: 0\ncmd-peek: 0\ncmd-release: 0\n\r\n';
+    const server = await startServer(replyOnData(stats));
+    try {
+      const outcome = await runTcpTemplate(template('network/enumeration/beanstalk-service.yaml'), service(server.port), context());
+      assert.equal(outcome.matches.length, 1);
+      assert.equal(outcome.matches[0]!.response, stats);
+      assert.equal(Buffer.concat(server.received).toString(), 'stats\r\n');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('decodes a hex input, and a binary matcher fires only on the expected bytes (MQTT CONNACK)', async () => {
     const dionaea = template('network/honeypot/dionaea-mqtt-honeypot-detect.yaml');
     const accepted = await startServer(replyOnData(Buffer.from('20020000', 'hex')));

@@ -187,6 +187,7 @@ export function analyzeTemplateFeatures(t: Template): string[] {
   for (const b of t.dns) {
     f.add('dns');
     scanMarkers(b.nameField, scan);
+    scanPayloads(b.payloads, b.attack, scan);
     scanOperators(b, scan);
   }
 
@@ -195,7 +196,9 @@ export function analyzeTemplateFeatures(t: Template): string[] {
   const flowSet = [...(t.flow ?? '').matchAll(/\bset\(\s*["']([\w-]+)["']/g)].map((m) => m[1] as string);
   const defined = new Set([
     ...Object.keys(t.variables), ...extracted, ...flowSet,
-    ...[...t.http, ...t.tcp].flatMap((b) => Object.keys(b.payloads)),
+    ...[...t.http, ...t.tcp, ...t.dns].flatMap((b) => Object.keys(b.payloads)),
+    // A named tcp read (`name: challenge`) is a variable of the later inputs.
+    ...t.tcp.flatMap((b) => b.inputs.map((i) => i.name).filter((n): n is string => !!n)),
   ]);
   for (const name of scan.markerNames.variables) {
     if (HELPERS.has(name)) f.add(`helper:${name}`);
