@@ -10,6 +10,9 @@ import { DEFAULT_MIN_QOD } from './shared/finding.js';
 import { parseAllowList } from './shared/address-guard.js';
 import { DEFAULT_DATA_DIR } from './db/store-location.js';
 
+/** GitHub's "latest release" of the community nuclei templates: `rampart templates sync` reads it. */
+const NUCLEI_TEMPLATES_RELEASE_URL = 'https://api.github.com/repos/projectdiscovery/nuclei-templates/releases/latest';
+
 const EnvSchema = Type.Object({
   RAMPART_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   RAMPART_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
@@ -66,6 +69,10 @@ const EnvSchema = Type.Object({
   RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
   RAMPART_MCP_SESSION_IDLE: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   RAMPART_MCP_SESSIONS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  RAMPART_NUCLEI_TEMPLATES: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_NUCLEI_TEMPLATES_URL: Type.String({ pattern: '^https?://', default: NUCLEI_TEMPLATES_RELEASE_URL }),
+  RAMPART_NUCLEI_MODE: Type.Union([Type.Literal('builtin'), Type.Literal('binary')], { default: 'builtin' }),
+  RAMPART_NUCLEI_BIN: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -147,6 +154,12 @@ export interface Config {
    * hold in this process (opening one more ends the account's least recently used).
    */
   mcp: { sessionIdleSeconds: number; sessionsPerAccount: number };
+  /**
+   * Nuclei: the templates directory (RAMPART_NUCLEI_TEMPLATES, default `<data dir>/nuclei-templates`,
+   * where `rampart templates sync` unpacks), the release that sync reads, and who runs Nuclei scans:
+   * the built-in engine, or the `nuclei` binary (RAMPART_NUCLEI_BIN, else found on PATH).
+   */
+  nucleiCli: { templatesDir: string; releaseUrl: string; mode: 'builtin' | 'binary'; bin: string | undefined };
 }
 
 /** Reads and validates the environment; throws an Error listing every bad variable. */
@@ -217,6 +230,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     reportLinkTtlSeconds: parsed.RAMPART_REPORT_LINK_TTL,
     minQod: parsed.RAMPART_MIN_QOD,
     mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },
+    nucleiCli: {
+      templatesDir: path.resolve(parsed.RAMPART_NUCLEI_TEMPLATES ?? path.join(parsed.RAMPART_DATA_DIR, 'nuclei-templates')),
+      releaseUrl: parsed.RAMPART_NUCLEI_TEMPLATES_URL,
+      mode: parsed.RAMPART_NUCLEI_MODE,
+      bin: parsed.RAMPART_NUCLEI_BIN,
+    },
   };
   return { ...config, ...overrides };
 }

@@ -96,6 +96,13 @@ async function runRoles(roles: Roles, options: { port?: number; types?: ScanType
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
+async function templatesCheck(options: { dir?: string; json?: boolean }): Promise<void> {
+  const [{ loadConfig }, { checkTemplates, formatTemplatesCheck }] = await Promise.all([import('../config.js'), import('./templates-check.js')]);
+  const check = await checkTemplates(options.dir ?? loadConfig().nucleiCli.templatesDir);
+  const lines = options.json ? [JSON.stringify(check, null, 2)] : formatTemplatesCheck(check);
+  for (const line of lines) process.stdout.write(`${line}\n`);
+}
+
 export function buildProgram(): Command {
   const program = new Command('rampart')
     .description('Rampart: a self-hostable security scanning service.')
@@ -187,6 +194,14 @@ export function buildProgram(): Command {
     .command('status')
     .description('What the database holds: NVD records, KEV entries, EPSS scores, and when each was last synced.')
     .action(() => admin({ command: 'vulndb.status' }));
+
+  const templates = program.command('templates').description('The nuclei templates of Nuclei scans (RAMPART_NUCLEI_TEMPLATES, default <data dir>/nuclei-templates).');
+  templates
+    .command('check')
+    .description('Load the templates and print how many parse, how many verify, the default set, the share the built-in engine can run and what blocks the rest.')
+    .option('--dir <dir>', 'the templates directory (default: RAMPART_NUCLEI_TEMPLATES, else <data dir>/nuclei-templates)')
+    .option('--json', 'print one JSON document instead of lines')
+    .action((o: { dir?: string; json?: boolean }) => templatesCheck(o));
 
   program
     .command('import')
