@@ -103,6 +103,22 @@ async function templatesCheck(options: { dir?: string; json?: boolean }): Promis
   for (const line of lines) process.stdout.write(`${line}\n`);
 }
 
+async function templatesSync(options: { url?: string; retries: number; timeout: number }): Promise<void> {
+  const [{ loadConfig }, { syncTemplates }] = await Promise.all([import('../config.js'), import('./templates-sync.js')]);
+  const config = loadConfig();
+  const directory = config.nucleiCli.templatesDir;
+  // The default place is inside the data directory: keep that private as every writer does.
+  if (!path.relative(config.dataDir, directory).startsWith('..')) secureDataDir(config.dataDir, { create: true, allowInsecure: config.allowInsecureDataDir });
+  const manifest = await syncTemplates({
+    releaseUrl: options.url ?? config.nucleiCli.releaseUrl,
+    directory,
+    timeoutMs: options.timeout * 1000,
+    retries: options.retries,
+    progress: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(`${manifest.release}: ${manifest.verified} verified templates installed in ${directory} (${manifest.removed.length} left out)\n`);
+}
+
 export function buildProgram(): Command {
   const program = new Command('rampart')
     .description('Rampart: a self-hostable security scanning service.')
@@ -202,6 +218,16 @@ export function buildProgram(): Command {
     .option('--dir <dir>', 'the templates directory (default: RAMPART_NUCLEI_TEMPLATES, else <data dir>/nuclei-templates)')
     .option('--json', 'print one JSON document instead of lines')
     .action((o: { dir?: string; json?: boolean }) => templatesCheck(o));
+  templates
+    .command('sync')
+    .description(
+      'Download the latest community templates release, verify it (a whole archive; ProjectDiscovery signatures) and install it ' +
+        'into the templates directory in one rename; the previous set stays on any failure. Progress goes to stderr.',
+    )
+    .option('--url <url>', 'the release JSON to read (default: RAMPART_NUCLEI_TEMPLATES_URL, else GitHub\'s latest release)')
+    .option('--retries <n>', 'retries of a request after a 5xx, 429, network error or timeout', count, 3)
+    .option('--timeout <seconds>', 'longest wait for a response, then for each next piece of the download', seconds, 120)
+    .action((o: { url?: string; retries: number; timeout: number }) => templatesSync(o));
 
   program
     .command('import')
