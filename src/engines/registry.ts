@@ -5,13 +5,16 @@
  * the run executor takes its engine from it.
  *
  * Today: Rampart -> the built-in network scanner; OpenVas -> the same scanner as a fallback, said
- * in every run's notes; ZAP and Nuclei -> not available (their drivers are still to come).
+ * in every run's notes; Nuclei -> the nuclei program when RAMPART_NUCLEI_MODE=binary (refused with
+ * the reason when it is not installed); ZAP -> not available (its driver is still to come).
  *
  * This module is the one place in src/engines/ that knows the engines themselves (it wires them);
  * engines still never import each other.
  */
 import { SCAN_TYPES, type ScanType } from '../shared/scan-types.js';
 import type { Engine } from './engine.js';
+import { findNucleiBinary } from './nuclei/binary/find-binary.js';
+import { createNucleiBinaryEngine } from './nuclei/binary/nuclei-binary.engine.js';
 import { createRampartEngine } from './rampart/rampart.engine.js';
 import type { OptionCaps } from './rampart/options.js';
 
@@ -32,6 +35,8 @@ export interface EngineRegistry {
 export interface RegistrySettings {
   /** The deployment's scan limits: the caps of the engines' options; and whether the empty-password login may run (default: yes). */
   scan: OptionCaps & { emptyPasswordLogins?: boolean };
+  /** Nuclei: with `mode: 'binary'` the nuclei program serves Nuclei scans (`Config['nucleiCli']` fits). */
+  nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined; templatesDir: string };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -57,8 +62,18 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
     else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }
+  if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli, settings.scan));
   return {
     forScanType: (type) => choices.get(type) ?? { available: false, reason: `${type} scans are not available on this deployment.` },
     availableTypes: () => SCAN_TYPES.filter((type) => choices.get(type)?.available),
   };
+}
+
+/** Nuclei through the nuclei program (RAMPART_NUCLEI_MODE=binary), or why it cannot run. */
+function nucleiBinaryChoice(nuclei: NonNullable<RegistrySettings['nucleiCli']>, caps: OptionCaps): EngineChoice {
+  const found = findNucleiBinary(nuclei.bin);
+  if ('reason' in found) {
+    return { available: false, reason: `Nuclei scans are set to run the nuclei program (RAMPART_NUCLEI_MODE=binary), but ${found.reason} Install nuclei or set RAMPART_NUCLEI_BIN.` };
+  }
+  return { available: true, engine: createNucleiBinaryEngine({ bin: found.path, templatesDir: nuclei.templatesDir, caps }) };
 }
