@@ -30,8 +30,7 @@ export function findNucleiBinary(configured: string | undefined, env: NodeJS.Pro
     const file = path.resolve(dir, name);
     if (isExecutableFile(file)) return { path: file };
   }
-  const named = configured ? `RAMPART_NUCLEI_BIN=${name} was` : 'no `nuclei` program was';
-  return { reason: `${named} not found on PATH.` };
+  return { reason: `${configured ? `RAMPART_NUCLEI_BIN=${name}` : 'the `nuclei` program'} was not found on PATH.` };
 }
 
 /** The version `nuclei -version` reports (e.g. `3.4.10`); throws when the program does not run. */
