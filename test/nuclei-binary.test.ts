@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +19,7 @@ import { importNuclei } from '../src/engines/importers/nuclei.importer.js';
 import { findNucleiBinary } from '../src/engines/nuclei/binary/find-binary.js';
 import { createNucleiBinaryEngine } from '../src/engines/nuclei/binary/nuclei-binary.engine.js';
 import { createEngineRegistry } from '../src/engines/registry.js';
-import { tempDir } from './helpers/app.js';
+import { buildTestApp, signUp, tempDir, type TestApp } from './helpers/app.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 import { SAMPLES_DIR, SAMPLES_SKIP } from './helpers/scan-samples.js';
 
@@ -34,17 +36,17 @@ interface Fake {
   bin: string;
   record: string;
   /** What the fake was started with: its argv and the content of its -l file. */
-  recorded(): { argv: string[]; targets: string };
+  recorded(): { argv: string[]; targets: string; fetched: Array<number | string> };
 }
 
 /** An executable `nuclei` in a fresh directory that runs the fake with this behaviour. */
-async function fakeNuclei(t: TestContext, mode: 'ok' | 'fail' | 'slow' | 'broken'): Promise<Fake> {
+async function fakeNuclei(t: TestContext, mode: 'ok' | 'fail' | 'slow' | 'broken', fetch: string[] = []): Promise<Fake> {
   const dir = await tempDir(t);
   const record = path.join(dir, 'record.json');
-  const config = JSON.stringify({ record, replay: REPLAY, mode });
+  const config = JSON.stringify({ record, replay: REPLAY, mode, fetch });
   const bin = path.join(dir, 'nuclei');
   await fs.writeFile(bin, `#!/bin/sh\nFAKE_NUCLEI='${config}' exec '${process.execPath}' '${FAKE}' "$@"\n`, { mode: 0o700 });
-  return { bin, record, recorded: () => JSON.parse(readFileSync(record, 'utf8')) as { argv: string[]; targets: string } };
+  return { bin, record, recorded: () => JSON.parse(readFileSync(record, 'utf8')) as ReturnType<Fake['recorded']> };
 }
 
 function makeJob(overrides: Partial<EngineJob> = {}): EngineJob {
@@ -69,7 +71,12 @@ async function collect(events: AsyncIterable<EngineEvent>): Promise<EngineEvent[
 const flag = (argv: string[], name: string): string | undefined => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 
 test('the binary runs with the selection, limits and proxy flags; its results become the importer\'s findings; progress from -stats', { skip }, async (t) => {
-  const fake = await fakeNuclei(t, 'ok');
+  // A target web server: reached through the egress proxy; a private address is refused there.
+  const site = http.createServer((_request, response) => response.writeHead(204).end());
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => site.close(resolve)));
+  const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  const fake = await fakeNuclei(t, 'ok', [siteUrl, 'http://10.1.2.3/']);
   const templatesDir = await tempDir(t);
   const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir, caps: CAPS });
   const job = makeJob({
@@ -95,6 +102,7 @@ test('the binary runs with the selection, limits and proxy flags; its results be
   // Capped by the deployment: rate 30/s, concurrency 4; timeout from the read timeout.
   assert.deepEqual([flag(argv, '-rl'), flag(argv, '-c'), flag(argv, '-timeout')], ['30', '4', '8']);
   assert.equal(existsSync(flag(argv, '-l') ?? ''), false, 'the targets file is removed');
+  assert.deepEqual(fake.recorded().fetched, [204, 403], "nuclei's HTTP goes through the guard: the loopback target answers, 10.1.2.3 is refused");
 
   const imported = await importNuclei(createReadStream(REPLAY));
   const expected: Finding[] = [];
@@ -181,4 +189,29 @@ test('the registry serves Nuclei with the binary when RAMPART_NUCLEI_MODE=binary
   assert.deepEqual(findNucleiBinary(undefined, { PATH: `/nonexistent${path.delimiter}${path.dirname(fake.bin)}` }), { path: fake.bin });
   await fs.chmod(fake.bin, 0o600);
   assert.deepEqual(findNucleiBinary(undefined, { PATH: path.dirname(fake.bin) }), { reason: 'the `nuclei` program was not found on PATH.' });
+});
+
+test('through the API: RAMPART_NUCLEI_MODE=binary without the program refuses Nuclei scans with the reason; with it, the binary options are checked', async (t) => {
+  const post = (ctx: TestApp, auth: Record<string, string>, extra: Record<string, unknown>) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/new-scan',
+      headers: auth,
+      payload: { scan_name: 'Web', scan_type: 'Nuclei', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1', ...extra },
+    });
+  const missing = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_NUCLEI_MODE: 'binary', RAMPART_NUCLEI_BIN: '/nonexistent/nuclei' } });
+  const refused = await post(missing, (await signUp(missing, { role: 'basic' })).auth, {});
+  assert.equal(refused.statusCode, 422, refused.body);
+  assert.deepEqual(refused.json().errors.scan_type, [
+    'Nuclei scans are set to run the nuclei program (RAMPART_NUCLEI_MODE=binary), but RAMPART_NUCLEI_BIN=/nonexistent/nuclei is not an executable file. Install nuclei or set RAMPART_NUCLEI_BIN.',
+  ]);
+
+  const fake = await fakeNuclei(t, 'ok');
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_NUCLEI_MODE: 'binary', RAMPART_NUCLEI_BIN: fake.bin, RAMPART_SCAN_RATE: '50' } });
+  const { auth } = await signUp(ctx, { role: 'basic' });
+  const tooFast = await post(ctx, auth, { engine_options: { rate_per_second: 51 } });
+  assert.equal(tooFast.statusCode, 422, tooFast.body);
+  assert.ok(tooFast.json().errors['engine_options.rate_per_second'], tooFast.body);
+  const created = await post(ctx, auth, { engine_options: { tags: ['cve'], severities: ['critical'], rate_per_second: 50 } });
+  assert.equal(created.statusCode, 200, created.body);
 });
