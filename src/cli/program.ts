@@ -35,6 +35,18 @@ function seconds(value: string): number {
   return n;
 }
 
+function httpUrl(value: string): string {
+  if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('must be an http:// or https:// URL.');
+  return value;
+}
+
+/** The `--retries` and `--timeout` options of a command that downloads. */
+function withDownloadOptions(command: Command): Command {
+  return command
+    .option('--retries <n>', 'retries of a request after a 5xx, 429, network error or timeout', count, 3)
+    .option('--timeout <seconds>', 'longest wait for a response, then for each next piece of a download', seconds, 120);
+}
+
 /** `ZAP,Nuclei` -> the scan types, each one of the contract's (any case); duplicates dropped. */
 function scanTypes(value: string): ScanType[] {
   const types: ScanType[] = [];
@@ -103,7 +115,7 @@ async function templatesCheck(options: { dir?: string; json?: boolean }): Promis
   for (const line of lines) process.stdout.write(`${line}\n`);
 }
 
-async function templatesSync(options: { url?: string; retries: number; timeout: number }): Promise<void> {
+async function syncTemplatesCommand(options: { url?: string; retries: number; timeout: number }): Promise<void> {
   const [{ loadConfig }, { syncTemplates }] = await Promise.all([import('../config.js'), import('./templates-sync.js')]);
   const config = loadConfig();
   const directory = config.nucleiCli.templatesDir;
@@ -194,15 +206,14 @@ export function buildProgram(): Command {
     .action((o: { email: string; key: string }) => admin({ command: 'key.delete', email: o.email, key: o.key }));
 
   const vulndb = program.command('vulndb').description('The vulnerability database (NVD CVE records, CISA KEV, FIRST EPSS).');
-  vulndb
+  const vulndbSync = vulndb
     .command('sync')
     .description(
       'Download or update the database; progress goes to stderr. Uses this shell\'s RAMPART_NVD_API_KEY (faster) and ' +
         'RAMPART_NVD_URL/KEV_URL/EPSS_URL (mirrors), also when a running server does the work.',
     )
-    .option('--full', 'download every NVD record, not only those changed since the last sync')
-    .option('--retries <n>', 'retries of a request after a 5xx, 429, network error or timeout', count, 3)
-    .option('--timeout <seconds>', 'longest wait for a response, then for each next piece of a download', seconds, 120)
+    .option('--full', 'download every NVD record, not only those changed since the last sync');
+  withDownloadOptions(vulndbSync)
     .action((o: { full?: boolean; retries: number; timeout: number }) =>
       admin((config) => ({ command: 'vulndb.sync', sources: vulnDbSources(config), full: o.full, retries: o.retries, timeoutSeconds: o.timeout })),
     );
@@ -218,16 +229,15 @@ export function buildProgram(): Command {
     .option('--dir <dir>', 'the templates directory (default: RAMPART_NUCLEI_TEMPLATES, else <data dir>/nuclei-templates)')
     .option('--json', 'print one JSON document instead of lines')
     .action((o: { dir?: string; json?: boolean }) => templatesCheck(o));
-  templates
+  const templatesSync = templates
     .command('sync')
     .description(
       'Download the latest community templates release, verify it (a whole archive; ProjectDiscovery signatures) and install it ' +
         'into the templates directory in one rename; the previous set stays on any failure. Progress goes to stderr.',
     )
-    .option('--url <url>', 'the release JSON to read (default: RAMPART_NUCLEI_TEMPLATES_URL, else GitHub\'s latest release)')
-    .option('--retries <n>', 'retries of a request after a 5xx, 429, network error or timeout', count, 3)
-    .option('--timeout <seconds>', 'longest wait for a response, then for each next piece of the download', seconds, 120)
-    .action((o: { url?: string; retries: number; timeout: number }) => templatesSync(o));
+    .option('--url <url>', 'the release JSON to read (default: RAMPART_NUCLEI_TEMPLATES_URL, else GitHub\'s latest release)', httpUrl);
+  withDownloadOptions(templatesSync)
+    .action((o: { url?: string; retries: number; timeout: number }) => syncTemplatesCommand(o));
 
   program
     .command('import')

@@ -9,7 +9,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { EngineError, type Engine, type EngineEvent, type EngineJob, type EngineLimits } from '../engine.js';
-import { EventChannel } from './channel.js';
+import { EventChannel } from '../../shared/event-channel.js';
 import { resolvePorts, type PortSet } from './ports.js';
 import { scanPorts } from './scan.js';
 import type { Check } from './checks/check.js';

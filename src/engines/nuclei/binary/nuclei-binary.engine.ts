@@ -18,18 +18,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { startEgressProxy } from '../../../shared/egress-proxy.js';
+import { EventChannel } from '../../../shared/event-channel.js';
 import type { Engine, EngineEvent, EngineJob } from '../../engine.js';
 import { EngineError } from '../../engine.js';
 import { binaryOptionsSchema, buildNucleiArgs, type BinaryOptionCaps } from './binary-options.js';
 import { findingOfLine, LastLines, progressOfLine } from './binary-output.js';
 import { assertTargetsAllowed, targetsFileContent } from './binary-targets.js';
-import { EventQueue } from './event-queue.js';
 import { readNucleiVersion } from './find-binary.js';
 
 /** How long nuclei may take to exit after SIGTERM before the group is killed. */
 const KILL_GRACE_MS = 5000;
 /** stderr lines quoted when nuclei fails. */
 const QUOTED_LINES = 8;
+/** Events queued for a slow consumer before nuclei's output waits. */
+const QUEUE_CAPACITY = 256;
 
 /** What the registry gives the driver. */
 export interface NucleiBinarySettings {
@@ -81,7 +83,13 @@ async function* runNucleiBinary(settings: NucleiBinarySettings, job: EngineJob):
 
 /** Runs nuclei and yields what it reports, until it exits or the signal aborts. */
 async function* runProcess(bin: string, args: string[], cwd: string, signal: AbortSignal): AsyncGenerator<EngineEvent> {
-  const queue = new EventQueue<EngineEvent>();
+  const queue = new EventChannel<EngineEvent>(QUEUE_CAPACITY);
+  // Every push in flight: the queue is closed only after them, so a full queue drops nothing at the end.
+  let pushed: Promise<unknown> = Promise.resolve();
+  const push = (event: EngineEvent): void => {
+    pushed = Promise.all([pushed, queue.push(event)]);
+  };
+  const end = (error?: unknown): void => void pushed.then(() => queue.close(error));
   // Its own process group, so cancelling ends nuclei and anything it started.
   const child = spawn(bin, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -98,29 +106,29 @@ async function* runProcess(bin: string, args: string[], cwd: string, signal: Abo
     }
     if (!hosts.has(finding.hostname)) {
       hosts.add(finding.hostname);
-      queue.push({ type: 'host', hostname: finding.hostname, address: finding.hostIp, state: 'up' });
+      push({ type: 'host', hostname: finding.hostname, address: finding.hostIp, state: 'up' });
     }
-    queue.push({ type: 'finding', finding });
+    push({ type: 'finding', finding });
   });
   createInterface({ input: child.stderr! }).on('line', (line) => {
     const progress = progressOfLine(line);
     if (!progress) return stderrTail.push(line);
     if (progress.percent === lastPercent) return;
     lastPercent = progress.percent;
-    queue.push({ type: 'progress', percent: progress.percent, ...(progress.detail ? { detail: progress.detail } : {}) });
+    push({ type: 'progress', percent: progress.percent, ...(progress.detail ? { detail: progress.detail } : {}) });
   });
-  child.once('error', (error) => queue.end(new EngineError('config', `Could not start ${bin}: ${error.message}`, { cause: error })));
+  child.once('error', (error) => end(new EngineError('config', `Could not start ${bin}: ${error.message}`, { cause: error })));
   child.once('close', (code, exitSignal) => {
-    if (signal.aborted) return queue.end();
-    if (skipped > 0) queue.push({ type: 'log', level: 'info', message: `${skipped} line(s) of nuclei's output were not results and were skipped.` });
-    if (code === 0) return queue.end();
+    if (signal.aborted) return queue.cancel();
+    if (skipped > 0) push({ type: 'log', level: 'info', message: `${skipped} line(s) of nuclei's output were not results and were skipped.` });
+    if (code === 0) return end();
     const tail = stderrTail.toString() || '(nothing on stderr)';
-    if (code !== null) return queue.end(new EngineError('config', `nuclei exited with code ${code}:\n${tail}`));
-    queue.end(new EngineError('internal', `nuclei was ended by ${exitSignal ?? 'a signal'}:\n${tail}`));
+    if (code !== null) return end(new EngineError('config', `nuclei exited with code ${code}:\n${tail}`));
+    end(new EngineError('internal', `nuclei was ended by ${exitSignal ?? 'a signal'}:\n${tail}`));
   });
   const onAbort = (): void => {
     killGroup(child, 'SIGTERM');
-    queue.end();
+    queue.cancel();
   };
   signal.addEventListener('abort', onAbort, { once: true });
 
@@ -131,6 +139,7 @@ async function* runProcess(bin: string, args: string[], cwd: string, signal: Abo
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
+    queue.cancel();
     await stopProcess(child, closed);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A bounded queue from the scan's workers to the engine's async iterator. Bounded so that a slow
+ * A bounded queue from an engine's workers to its async iterator (Rampart and nuclei engines). Bounded so that a slow
  * consumer (the orchestrator writing to the database) slows the scan down instead of letting
  * events pile up in memory.
  */
