@@ -13,15 +13,18 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
 import type { EngineEvent, EngineJob, Finding } from '../src/engines/engine.js';
 import { EngineError } from '../src/engines/engine.js';
 import { importNuclei } from '../src/engines/importers/nuclei.importer.js';
 import { findNucleiBinary } from '../src/engines/nuclei/binary/find-binary.js';
 import { createNucleiBinaryEngine } from '../src/engines/nuclei/binary/nuclei-binary.engine.js';
 import { createEngineRegistry } from '../src/engines/registry.js';
+import { startBackground } from '../src/runs/background.js';
 import { buildTestApp, signUp, tempDir, type TestApp } from './helpers/app.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 import { SAMPLES_DIR, SAMPLES_SKIP } from './helpers/scan-samples.js';
+import { waitFor } from './helpers/servers.js';
 
 const FAKE = (() => {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -214,4 +217,40 @@ test('through the API: RAMPART_NUCLEI_MODE=binary without the program refuses Nu
   assert.ok(tooFast.json().errors['engine_options.rate_per_second'], tooFast.body);
   const created = await post(ctx, auth, { engine_options: { tags: ['cve'], severities: ['critical'], rate_per_second: 50 } });
   assert.equal(created.statusCode, 200, created.body);
+});
+
+test('end to end: a Nuclei scan run by a worker with the binary records nuclei\'s identity, progress and findings', { skip }, async (t) => {
+  const fake = await fakeNuclei(t, 'ok');
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_NUCLEI_MODE: 'binary', RAMPART_NUCLEI_BIN: fake.bin } });
+  const background = startBackground({
+    db: ctx.store.db,
+    config: ctx.config,
+    guard: ctx.app.ctx.guard,
+    queue: ctx.app.ctx.queue,
+    log: pino({ level: 'silent' }),
+    worker: true,
+    scheduler: false,
+    engines: ctx.app.ctx.engines,
+  });
+  t.after(() => background.stop());
+  const user = await signUp(ctx, { role: 'pro' });
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/new-scan',
+    headers: user.auth,
+    payload: { scan_name: 'Web', scan_type: 'Nuclei', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1', engine_options: { severities: ['low', 'medium', 'info'] } },
+  });
+  assert.equal(created.statusCode, 200, created.body);
+  const uuid = created.json().uuid;
+  const run = await waitFor('the Nuclei run to complete', async () => {
+    const summary = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: user.auth })).json();
+    return summary.runs[0]?.status === 'completed' ? summary.runs[0] : undefined;
+  });
+  assert.equal(run.outcome, 'succeeded', run.error);
+  assert.deepEqual([run.engine, run.engine_version, run.engine_detail], ['nuclei', '3.4.10', `binary ${fake.bin}, templates nuclei's own`], 'no templates directory yet: nuclei\'s own set');
+  assert.equal(flag(fake.recorded().argv, '-s'), 'low,medium,info');
+  assert.equal(fake.recorded().targets, '127.0.0.1\n');
+  const findings = await ctx.store.db.selectFrom('findings').select(['rule_id', 'threat']).where('user_id', '=', user.userId).execute();
+  assert.ok(findings.some((f) => f.rule_id === 'openssh5.3-detect' && f.threat === 'Low'), JSON.stringify(findings.slice(0, 3)));
+  assert.ok(findings.length >= 10, `${findings.length} findings stored`);
 });
