@@ -38,6 +38,8 @@ export interface TemplatesSyncOptions {
 }
 
 const MB = 1024 * 1024;
+/** A release archive is tens of MB; a body past this is no release (or an endless stream). */
+const MAX_ARCHIVE_BYTES = 512 * MB;
 
 /** `tag_name` and `tarball_url` of a release JSON, or an error naming what is missing. */
 function readRelease(body: Buffer, url: string): { tag: string; archiveUrl: string } {
@@ -123,15 +125,21 @@ export async function syncTemplates(options: TemplatesSyncOptions): Promise<Sync
   const { tag, archiveUrl } = readRelease(releaseBody, options.releaseUrl);
   progress(`release ${tag}: downloading ${archiveUrl}`);
   let reported = 0;
+  const tooLarge = new AbortController();
   const archive = await download(archiveUrl, {
     ...fetchOptions,
     label: 'Templates archive',
     headers: { 'user-agent': 'rampart' },
+    signal: tooLarge.signal,
     onBytes: (received) => {
+      if (received > MAX_ARCHIVE_BYTES) tooLarge.abort();
       if (received - reported < 5 * MB) return;
       reported = received;
       progress(`downloaded ${(received / MB).toFixed(1)} MB`);
     },
+  }).catch((error: unknown) => {
+    if (tooLarge.signal.aborted) throw new Error(`The templates archive at ${archiveUrl} is larger than ${MAX_ARCHIVE_BYTES / MB} MB: refused.`);
+    throw error;
   });
   const archiveSha256 = createHash('sha256').update(archive).digest('hex');
   progress(`downloaded ${(archive.length / MB).toFixed(1)} MB (sha256 ${archiveSha256})`);
