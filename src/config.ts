@@ -52,6 +52,10 @@ const EnvSchema = Type.Object({
   RAMPART_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 1500 }),
   RAMPART_READ_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 3000 }),
   RAMPART_EMPTY_PASSWORD_LOGINS: Type.Boolean({ default: true }),
+  RAMPART_NUCLEI_TEMPLATES: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_NUCLEI_TEMPLATES_URL: Type.String({ pattern: '^https?://', default: NUCLEI_TEMPLATES_RELEASE_URL }),
+  RAMPART_NUCLEI_MODE: Type.Union([Type.Literal('builtin'), Type.Literal('binary')], { default: 'builtin' }),
+  RAMPART_NUCLEI_BIN: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -69,10 +73,6 @@ const EnvSchema = Type.Object({
   RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
   RAMPART_MCP_SESSION_IDLE: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   RAMPART_MCP_SESSIONS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
-  RAMPART_NUCLEI_TEMPLATES: Type.Optional(Type.String({ minLength: 1 })),
-  RAMPART_NUCLEI_TEMPLATES_URL: Type.String({ pattern: '^https?://', default: NUCLEI_TEMPLATES_RELEASE_URL }),
-  RAMPART_NUCLEI_MODE: Type.Union([Type.Literal('builtin'), Type.Literal('binary')], { default: 'builtin' }),
-  RAMPART_NUCLEI_BIN: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -133,6 +133,13 @@ export interface Config {
     /** The Rampart engine may try the MySQL/MariaDB empty-password login (its only credential attempt). */
     emptyPasswordLogins: boolean;
   };
+  /** Nuclei templates: the directory (RAMPART_NUCLEI_TEMPLATES, else `<data dir>/nuclei-templates`, where `rampart templates sync` writes). */
+  nuclei: { templatesDir: string };
+  /**
+   * The release `rampart templates sync` reads, and who runs Nuclei scans: the built-in engine, or
+   * the `nuclei` program (RAMPART_NUCLEI_MODE=binary; RAMPART_NUCLEI_BIN, else found on PATH).
+   */
+  nucleiCli: { releaseUrl: string; mode: 'builtin' | 'binary'; bin: string | undefined };
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
   /** An OpenAI-compatible chat API for attack narratives; without a URL the built-in writer is used. */
@@ -154,12 +161,6 @@ export interface Config {
    * hold in this process (opening one more ends the account's least recently used).
    */
   mcp: { sessionIdleSeconds: number; sessionsPerAccount: number };
-  /**
-   * Nuclei: the templates directory (RAMPART_NUCLEI_TEMPLATES, default `<data dir>/nuclei-templates`,
-   * where `rampart templates sync` unpacks), the release that sync reads, and who runs Nuclei scans:
-   * the built-in engine, or the `nuclei` binary (RAMPART_NUCLEI_BIN, else found on PATH).
-   */
-  nucleiCli: { templatesDir: string; releaseUrl: string; mode: 'builtin' | 'binary'; bin: string | undefined };
 }
 
 /** Reads and validates the environment; throws an Error listing every bad variable. */
@@ -213,6 +214,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       readTimeoutMs: parsed.RAMPART_READ_TIMEOUT_MS,
       emptyPasswordLogins: parsed.RAMPART_EMPTY_PASSWORD_LOGINS,
     },
+    nuclei: {
+      templatesDir: path.resolve(parsed.RAMPART_NUCLEI_TEMPLATES ?? path.join(parsed.RAMPART_DATA_DIR, 'nuclei-templates')),
+    },
+    nucleiCli: { releaseUrl: parsed.RAMPART_NUCLEI_TEMPLATES_URL, mode: parsed.RAMPART_NUCLEI_MODE, bin: parsed.RAMPART_NUCLEI_BIN },
     vulndb: {
       ...(parsed.RAMPART_NVD_URL ? { nvdUrl: parsed.RAMPART_NVD_URL } : {}),
       ...(parsed.RAMPART_KEV_URL ? { kevUrl: parsed.RAMPART_KEV_URL } : {}),
@@ -230,12 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     reportLinkTtlSeconds: parsed.RAMPART_REPORT_LINK_TTL,
     minQod: parsed.RAMPART_MIN_QOD,
     mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },
-    nucleiCli: {
-      templatesDir: path.resolve(parsed.RAMPART_NUCLEI_TEMPLATES ?? path.join(parsed.RAMPART_DATA_DIR, 'nuclei-templates')),
-      releaseUrl: parsed.RAMPART_NUCLEI_TEMPLATES_URL,
-      mode: parsed.RAMPART_NUCLEI_MODE,
-      bin: parsed.RAMPART_NUCLEI_BIN,
-    },
   };
   return { ...config, ...overrides };
 }

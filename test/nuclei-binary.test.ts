@@ -176,17 +176,17 @@ test('the registry serves Nuclei with the binary when RAMPART_NUCLEI_MODE=binary
   const scan = { ratePerSecond: 0, maxConcurrency: 256, connectTimeoutMs: 1500 };
   const templatesDir = path.join(await tempDir(t), 'nuclei-templates');
 
-  const binary = createEngineRegistry({ scan, nucleiCli: { mode: 'binary', bin: fake.bin, templatesDir } }).forScanType('Nuclei');
+  const binary = createEngineRegistry({ scan, nucleiCli: { mode: 'binary', bin: fake.bin } }).forScanType('Nuclei');
   assert.ok(binary.available);
   assert.equal(binary.engine.name, 'nuclei');
   assert.ok(binary.engine.optionsSchema, 'Nuclei scans take the binary options');
 
-  const missing = createEngineRegistry({ scan, nucleiCli: { mode: 'binary', bin: path.join(templatesDir, 'nope'), templatesDir } }).forScanType('Nuclei');
+  const missing = createEngineRegistry({ scan, nucleiCli: { mode: 'binary', bin: path.join(templatesDir, 'nope') } }).forScanType('Nuclei');
   assert.deepEqual(missing, {
     available: false,
     reason: `Nuclei scans are set to run the nuclei program (RAMPART_NUCLEI_MODE=binary), but RAMPART_NUCLEI_BIN=${path.join(templatesDir, 'nope')} is not an executable file. Install nuclei or set RAMPART_NUCLEI_BIN.`,
   });
-  assert.equal(createEngineRegistry({ scan, nucleiCli: { mode: 'binary', bin: 'surely-no-such-nuclei', templatesDir } }).availableTypes().includes('Nuclei'), false);
+  assert.equal(createEngineRegistry({ scan, nucleiCli: { mode: 'binary', bin: 'surely-no-such-nuclei' } }).availableTypes().includes('Nuclei'), false);
 
   // On PATH: found by name, absolute; not executable: not found.
   assert.deepEqual(findNucleiBinary(undefined, { PATH: `/nonexistent${path.delimiter}${path.dirname(fake.bin)}` }), { path: fake.bin });

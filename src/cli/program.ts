@@ -110,7 +110,7 @@ async function runRoles(roles: Roles, options: { port?: number; types?: ScanType
 
 async function templatesCheck(options: { dir?: string; json?: boolean }): Promise<void> {
   const [{ loadConfig }, { checkTemplates, formatTemplatesCheck }] = await Promise.all([import('../config.js'), import('./templates-check.js')]);
-  const check = await checkTemplates(options.dir ?? loadConfig().nucleiCli.templatesDir);
+  const check = await checkTemplates(options.dir ?? loadConfig().nuclei.templatesDir);
   const lines = options.json ? [JSON.stringify(check, null, 2)] : formatTemplatesCheck(check);
   for (const line of lines) process.stdout.write(`${line}\n`);
 }
@@ -118,7 +118,7 @@ async function templatesCheck(options: { dir?: string; json?: boolean }): Promis
 async function syncTemplatesCommand(options: { url?: string; retries: number; timeout: number }): Promise<void> {
   const [{ loadConfig }, { syncTemplates }] = await Promise.all([import('../config.js'), import('./templates-sync.js')]);
   const config = loadConfig();
-  const directory = config.nucleiCli.templatesDir;
+  const directory = config.nuclei.templatesDir;
   // The default place is inside the data directory: keep that private as every writer does.
   if (!path.relative(config.dataDir, directory).startsWith('..')) secureDataDir(config.dataDir, { create: true, allowInsecure: config.allowInsecureDataDir });
   const manifest = await syncTemplates({

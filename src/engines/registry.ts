@@ -35,8 +35,10 @@ export interface EngineRegistry {
 export interface RegistrySettings {
   /** The deployment's scan limits: the caps of the engines' options; and whether the empty-password login may run (default: yes). */
   scan: OptionCaps & { emptyPasswordLogins?: boolean };
-  /** Nuclei: with `mode: 'binary'` the nuclei program serves Nuclei scans (`Config['nucleiCli']` fits). */
-  nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined; templatesDir: string };
+  /** The nuclei templates directory (`Config['nuclei']`). */
+  nuclei?: { templatesDir: string };
+  /** With `mode: 'binary'` the nuclei program serves Nuclei scans (`Config['nucleiCli']`). */
+  nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -62,7 +64,7 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
     else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }
-  if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli, settings.scan));
+  if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli.bin, settings.nuclei?.templatesDir, settings.scan));
   return {
     forScanType: (type) => choices.get(type) ?? { available: false, reason: `${type} scans are not available on this deployment.` },
     availableTypes: () => SCAN_TYPES.filter((type) => choices.get(type)?.available),
@@ -70,10 +72,10 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
 }
 
 /** Nuclei through the nuclei program (RAMPART_NUCLEI_MODE=binary), or why it cannot run. */
-function nucleiBinaryChoice(nuclei: NonNullable<RegistrySettings['nucleiCli']>, caps: OptionCaps): EngineChoice {
-  const found = findNucleiBinary(nuclei.bin);
+function nucleiBinaryChoice(bin: string | undefined, templatesDir: string | undefined, caps: OptionCaps): EngineChoice {
+  const found = findNucleiBinary(bin);
   if ('reason' in found) {
     return { available: false, reason: `Nuclei scans are set to run the nuclei program (RAMPART_NUCLEI_MODE=binary), but ${found.reason} Install nuclei or set RAMPART_NUCLEI_BIN.` };
   }
-  return { available: true, engine: createNucleiBinaryEngine({ bin: found.path, templatesDir: nuclei.templatesDir, caps }) };
+  return { available: true, engine: createNucleiBinaryEngine({ bin: found.path, templatesDir, caps }) };
 }
