@@ -9,7 +9,7 @@
  * The public key is ProjectDiscovery's template-signing certificate, `pkg/keys/nuclei.crt` of
  * projectdiscovery/nuclei (public data, valid until 2027-10-09).
  */
-import { createPublicKey, verify, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, verify, X509Certificate, type KeyObject } from 'node:crypto';
 
 /** nuclei's `pkg/keys/nuclei.crt` (its PEM label is nuclei's own; the DER inside is a plain X.509 certificate). */
 const PROJECTDISCOVERY_CERTIFICATE_BASE64 =
@@ -31,6 +31,19 @@ let publicKey: KeyObject | undefined;
 function projectDiscoveryKey(): KeyObject {
   publicKey ??= createPublicKey(new X509Certificate(Buffer.from(PROJECTDISCOVERY_CERTIFICATE_BASE64, 'base64')).publicKey.export({ type: 'spki', format: 'pem' }));
   return publicKey;
+}
+
+let fragment: string | undefined;
+
+/** nuclei's user fragment: MD5 of the key's X coordinate as Go's big.Int.Bytes() gives it (no leading zeros). */
+function keyFragment(): string {
+  if (fragment === undefined) {
+    const x = Buffer.from(String(projectDiscoveryKey().export({ format: 'jwk' }).x), 'base64url');
+    let start = 0;
+    while (start < x.length - 1 && x[start] === 0) start++;
+    fragment = createHash('md5').update(x.subarray(start)).digest('hex');
+  }
+  return fragment;
 }
 
 /** The outcome for one template file. */
@@ -95,7 +108,9 @@ export function verifyTemplateSignature(content: Buffer | string): SignatureVerd
   const digestLine = trimAscii(bytes.subarray(at)).toString('latin1');
   // Nuclei requires the digest to be the file's last line.
   if (digestLine.includes('\n')) return 'invalid';
-  const hex = digestLine.slice(DIGEST_MARK.length).split(':')[0] ?? '';
+  // `<hex>` or `<hex>:<fragment>`, the fragment naming ProjectDiscovery's key (nuclei refuses any other).
+  const [hex = '', fragment, ...rest] = digestLine.slice(DIGEST_MARK.length).split(':');
+  if (rest.length > 0 || (fragment !== undefined && fragment !== keyFragment())) return 'invalid';
   if (!/^(?:[0-9a-f]{2})+$/i.test(hex)) return 'invalid';
   const signature = decodeGobBytes(Buffer.from(hex, 'hex'));
   if (!signature) return 'invalid';
