@@ -13,12 +13,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { startEgressProxy } from '../../../shared/egress-proxy.js';
 import { EventChannel } from '../../../shared/event-channel.js';
+import { findFreeLoopbackPort } from '../../../shared/free-port.js';
 import type { Engine, EngineEvent, EngineJob } from '../../engine.js';
 import { EngineError } from '../../engine.js';
 import { binaryOptionsSchema, buildNucleiArgs, type BinaryOptionCaps } from './binary-options.js';
@@ -71,7 +71,8 @@ async function* runNucleiBinary(settings: NucleiBinarySettings, job: EngineJob):
     try {
       const targetsFile = path.join(workDir, 'targets.txt');
       await writeFile(targetsFile, targetsFileContent(job.targets), { mode: 0o600 });
-      const args = buildNucleiArgs(job, { targetsFile, templatesDir, metricsPort: await freeLoopbackPort(), proxyUrl: proxy.url });
+      // nuclei's metrics server (-mp): concurrent runs must not share a port.
+      const args = buildNucleiArgs(job, { targetsFile, templatesDir, metricsPort: await findFreeLoopbackPort(), proxyUrl: proxy.url });
       yield* runProcess(settings.bin, args, workDir, job.signal);
     } finally {
       await proxy.close();
@@ -165,16 +166,4 @@ function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
   } catch {
     // The group is gone already.
   }
-}
-
-/** A loopback port that was free a moment ago, for nuclei's metrics server (`-mp`): concurrent runs must not share one. */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
