@@ -84,6 +84,8 @@ async function* runNucleiBinary(settings: NucleiBinarySettings, job: EngineJob):
 
 /** Runs nuclei and yields what it reports, until it exits or the signal aborts. */
 async function* runProcess(bin: string, args: string[], cwd: string, signal: AbortSignal): AsyncGenerator<EngineEvent> {
+  // An abort before the listener below exists would never reach it.
+  if (signal.aborted) return;
   const queue = new EventChannel<EngineEvent>(QUEUE_CAPACITY);
   // Every push in flight: the queue is closed only after them, so a full queue drops nothing at the end.
   let pushed: Promise<unknown> = Promise.resolve();
