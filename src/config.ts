@@ -10,6 +10,9 @@ import { DEFAULT_MIN_QOD } from './shared/finding.js';
 import { parseAllowList } from './shared/address-guard.js';
 import { DEFAULT_DATA_DIR } from './db/store-location.js';
 
+/** GitHub's "latest release" of the community nuclei templates: `rampart templates sync` reads it. */
+const NUCLEI_TEMPLATES_RELEASE_URL = 'https://api.github.com/repos/projectdiscovery/nuclei-templates/releases/latest';
+
 const EnvSchema = Type.Object({
   RAMPART_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   RAMPART_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
@@ -52,6 +55,9 @@ const EnvSchema = Type.Object({
   RAMPART_NUCLEI_TEMPLATES: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NUCLEI_UNSAFE: Type.Boolean({ default: false }),
   RAMPART_NUCLEI_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  RAMPART_NUCLEI_TEMPLATES_URL: Type.String({ pattern: '^https?://', default: NUCLEI_TEMPLATES_RELEASE_URL }),
+  RAMPART_NUCLEI_MODE: Type.Union([Type.Literal('builtin'), Type.Literal('binary')], { default: 'builtin' }),
+  RAMPART_NUCLEI_BIN: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -135,6 +141,11 @@ export interface Config {
    * set explicitly, whether `unsafe: true` templates may run, and the bound on one exchange.
    */
   nuclei: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
+  /**
+   * The release `rampart templates sync` reads, and who runs Nuclei scans: the built-in engine, or
+   * the `nuclei` program (RAMPART_NUCLEI_MODE=binary; RAMPART_NUCLEI_BIN, else found on PATH).
+   */
+  nucleiCli: { releaseUrl: string; mode: 'builtin' | 'binary'; bin: string | undefined };
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
   /** An OpenAI-compatible chat API for attack narratives; without a URL the built-in writer is used. */
@@ -215,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       unsafe: parsed.RAMPART_NUCLEI_UNSAFE,
       timeoutMs: parsed.RAMPART_NUCLEI_TIMEOUT_MS,
     },
+    nucleiCli: { releaseUrl: parsed.RAMPART_NUCLEI_TEMPLATES_URL, mode: parsed.RAMPART_NUCLEI_MODE, bin: parsed.RAMPART_NUCLEI_BIN },
     vulndb: {
       ...(parsed.RAMPART_NVD_URL ? { nvdUrl: parsed.RAMPART_NVD_URL } : {}),
       ...(parsed.RAMPART_KEV_URL ? { kevUrl: parsed.RAMPART_KEV_URL } : {}),

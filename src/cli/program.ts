@@ -35,6 +35,18 @@ function seconds(value: string): number {
   return n;
 }
 
+function httpUrl(value: string): string {
+  if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('must be an http:// or https:// URL.');
+  return value;
+}
+
+/** The `--retries` and `--timeout` options of a command that downloads. */
+function withDownloadOptions(command: Command): Command {
+  return command
+    .option('--retries <n>', 'retries of a request after a 5xx, 429, network error or timeout', count, 3)
+    .option('--timeout <seconds>', 'longest wait for a response, then for each next piece of a download', seconds, 120);
+}
+
 /** `ZAP,Nuclei` -> the scan types, each one of the contract's (any case); duplicates dropped. */
 function scanTypes(value: string): ScanType[] {
   const types: ScanType[] = [];
@@ -94,6 +106,29 @@ async function runRoles(roles: Roles, options: { port?: number; types?: ScanType
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function templatesCheck(options: { dir?: string; json?: boolean }): Promise<void> {
+  const [{ loadConfig }, { checkTemplates, formatTemplatesCheck }] = await Promise.all([import('../config.js'), import('./templates-check.js')]);
+  const check = await checkTemplates(options.dir ?? loadConfig().nuclei.templatesDir);
+  const lines = options.json ? [JSON.stringify(check, null, 2)] : formatTemplatesCheck(check);
+  for (const line of lines) process.stdout.write(`${line}\n`);
+}
+
+async function syncTemplatesCommand(options: { url?: string; retries: number; timeout: number }): Promise<void> {
+  const [{ loadConfig }, { syncTemplates }] = await Promise.all([import('../config.js'), import('./templates-sync.js')]);
+  const config = loadConfig();
+  const directory = config.nuclei.templatesDir;
+  // The default place is inside the data directory: keep that private as every writer does.
+  if (!path.relative(config.dataDir, directory).startsWith('..')) secureDataDir(config.dataDir, { create: true, allowInsecure: config.allowInsecureDataDir });
+  const manifest = await syncTemplates({
+    releaseUrl: options.url ?? config.nucleiCli.releaseUrl,
+    directory,
+    timeoutMs: options.timeout * 1000,
+    retries: options.retries,
+    progress: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(`${manifest.release}: ${manifest.verified} verified templates installed in ${directory} (${manifest.removed.length} left out)\n`);
 }
 
 export function buildProgram(): Command {
@@ -171,15 +206,14 @@ export function buildProgram(): Command {
     .action((o: { email: string; key: string }) => admin({ command: 'key.delete', email: o.email, key: o.key }));
 
   const vulndb = program.command('vulndb').description('The vulnerability database (NVD CVE records, CISA KEV, FIRST EPSS).');
-  vulndb
+  const vulndbSync = vulndb
     .command('sync')
     .description(
       'Download or update the database; progress goes to stderr. Uses this shell\'s RAMPART_NVD_API_KEY (faster) and ' +
         'RAMPART_NVD_URL/KEV_URL/EPSS_URL (mirrors), also when a running server does the work.',
     )
-    .option('--full', 'download every NVD record, not only those changed since the last sync')
-    .option('--retries <n>', 'retries of a request after a 5xx, 429, network error or timeout', count, 3)
-    .option('--timeout <seconds>', 'longest wait for a response, then for each next piece of a download', seconds, 120)
+    .option('--full', 'download every NVD record, not only those changed since the last sync');
+  withDownloadOptions(vulndbSync)
     .action((o: { full?: boolean; retries: number; timeout: number }) =>
       admin((config) => ({ command: 'vulndb.sync', sources: vulnDbSources(config), full: o.full, retries: o.retries, timeoutSeconds: o.timeout })),
     );
@@ -187,6 +221,23 @@ export function buildProgram(): Command {
     .command('status')
     .description('What the database holds: NVD records, KEV entries, EPSS scores, and when each was last synced.')
     .action(() => admin({ command: 'vulndb.status' }));
+
+  const templates = program.command('templates').description('The nuclei templates of Nuclei scans (RAMPART_NUCLEI_TEMPLATES, default <data dir>/nuclei-templates).');
+  templates
+    .command('check')
+    .description('Load the templates and print how many parse, how many verify, the default set, the share the built-in engine can run and what blocks the rest.')
+    .option('--dir <dir>', 'the templates directory (default: RAMPART_NUCLEI_TEMPLATES, else <data dir>/nuclei-templates)')
+    .option('--json', 'print one JSON document instead of lines')
+    .action((o: { dir?: string; json?: boolean }) => templatesCheck(o));
+  const templatesSync = templates
+    .command('sync')
+    .description(
+      'Download the latest community templates release, verify it (a whole archive; ProjectDiscovery signatures) and install it ' +
+        'into the templates directory in one rename; the previous set stays on any failure. Progress goes to stderr.',
+    )
+    .option('--url <url>', 'the release JSON to read (default: RAMPART_NUCLEI_TEMPLATES_URL, else GitHub\'s latest release)', httpUrl);
+  withDownloadOptions(templatesSync)
+    .action((o: { url?: string; retries: number; timeout: number }) => syncTemplatesCommand(o));
 
   program
     .command('import')

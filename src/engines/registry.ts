@@ -6,14 +6,17 @@
  *
  * Today: Rampart -> the built-in network scanner; OpenVas -> the same scanner as a fallback, said
  * in every run's notes; Nuclei -> the built-in nuclei engine while its templates directory holds
- * templates (asked on each call, so a `rampart templates sync` needs no restart); ZAP -> not
- * available (its driver is still to come).
+ * templates (asked on each call, so a `rampart templates sync` needs no restart), or the nuclei
+ * program when RAMPART_NUCLEI_MODE=binary (refused with the reason when it is not installed);
+ * ZAP -> not available (its driver is still to come).
  *
  * This module is the one place in src/engines/ that knows the engines themselves (it wires them);
  * engines still never import each other.
  */
 import { SCAN_TYPES, type ScanType } from '../shared/scan-types.js';
 import type { Engine } from './engine.js';
+import { findNucleiBinary } from './nuclei/binary/find-binary.js';
+import { createNucleiBinaryEngine } from './nuclei/binary/nuclei-binary.engine.js';
 import { createRampartEngine } from './rampart/rampart.engine.js';
 import type { OptionCaps } from './rampart/options.js';
 import { createNucleiEngine } from './nuclei/nuclei.engine.js';
@@ -45,6 +48,8 @@ export interface RegistrySettings {
   scan: OptionCaps & { emptyPasswordLogins?: boolean };
   /** The built-in nuclei engine's settings (`Config['nuclei']`); absent: Nuclei scans are not available. */
   nuclei?: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
+  /** With `mode: 'binary'` the nuclei program serves Nuclei scans (`Config['nucleiCli']`). */
+  nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -91,6 +96,7 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
     else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }
+  if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli.bin, settings.nuclei?.templatesDir, settings.scan));
   const choiceOf = (type: ScanType): EngineChoice => {
     const choice = choices.get(type);
     if (typeof choice === 'function') return choice();
@@ -98,6 +104,15 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
   };
   return {
     forScanType: choiceOf,
-    availableTypes: () => SCAN_TYPES.filter((type) => (settings.nuclei && type === 'Nuclei') || choiceOf(type).available),
+    availableTypes: () => SCAN_TYPES.filter((type) => (settings.nuclei && settings.nucleiCli?.mode !== 'binary' && type === 'Nuclei') || choiceOf(type).available),
   };
+}
+
+/** Nuclei through the nuclei program (RAMPART_NUCLEI_MODE=binary), or why it cannot run. */
+function nucleiBinaryChoice(bin: string | undefined, templatesDir: string | undefined, caps: OptionCaps): EngineChoice {
+  const found = findNucleiBinary(bin);
+  if ('reason' in found) {
+    return { available: false, reason: `Nuclei scans are set to run the nuclei program (RAMPART_NUCLEI_MODE=binary), but ${found.reason} Install nuclei or set RAMPART_NUCLEI_BIN.` };
+  }
+  return { available: true, engine: createNucleiBinaryEngine({ bin: found.path, templatesDir, caps }) };
 }

@@ -1,10 +1,10 @@
 /** Runs the real `rampart` command as a child process. */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { findFreeLoopbackPort } from '../../src/shared/free-port.js';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rampart.js');
 
@@ -36,16 +36,7 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
 }
 
 /** A port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = findFreeLoopbackPort;
 
 export interface ServeProcess {
   child: ChildProcessWithoutNullStreams;
