@@ -10,11 +10,11 @@
  * modifiers), the `U` (ungreedy) flag anywhere, and anything JS itself refuses.
  * RE2 has no backreferences nor lookarounds, so a template that uses them is invalid upstream
  * too; JS would accept them, which is harmless.
- * RISK: RE2 matches in linear time, JS RegExp backtracks. Some corpus patterns are cubic or
- * quadratic on hostile bodies (`(.*[a-zA-Z0-9].+==)</string></value>` runs for minutes on a
- * 20 KB line), so the engine must bound the text it matches or run matching where it can be
- * stopped (see docs/DECISIONS.md).
+ * RE2 matches in linear time, JS RegExp backtracks (`(.*[a-zA-Z0-9].+==)</string></value>` ran
+ * for minutes on a 20 KB line): the result is made linear by linear-regex.ts (V8's linear engine,
+ * or RE2 itself through re2js), so case-insensitivity is always spelled out, never the `i` flag.
  */
+import { linearRegExp } from './linear-regex.js';
 import { OperatorCompileError } from './types.js';
 
 const POSIX_CLASSES: Record<string, string> = {
@@ -46,6 +46,9 @@ function swapCase(c: string): string {
 }
 
 const isLetter = (c: string | undefined): c is string => c !== undefined && /^[a-zA-Z]$/.test(c);
+const isLower = (c: string): boolean => c.toLowerCase() === c;
+/** A letter with exactly one other case (`é`/`É` too; not `ß`, whose upper case is two letters). */
+const hasOtherCase = (c: string): boolean => swapCase(c) !== c && swapCase(c).length === 1 && swapCase(swapCase(c)) === c;
 
 /** Compiles a Go RE2 pattern into an equivalent JS RegExp (with the `g` flag), or throws. */
 export function compileGoRegex(pattern: string): RegExp {
@@ -64,13 +67,9 @@ export function compileGoRegex(pattern: string): RegExp {
     }
     rest = rest.slice(lead[0].length);
   }
-  // Case-insensitivity switched inside the pattern (`a(?i)b`, `(?i:x)`, `(?-i)`) has no JS
-  // equivalent on Node 20: it is emulated by writing each letter as `[aA]` where it applies.
-  const scoped = /\(\?[a-zA-Z]*-?[a-zA-Z]*[:)]/.test(rest.replace(/\(\?:/g, ''));
-  if (ci && !scoped) {
-    flags += 'i';
-    ci = false;
-  }
+  // Case-insensitivity is always written out, each letter as `[aA]` where it applies: scoped forms
+  // (`a(?i)b`, `(?i:x)`, `(?-i)`) have no JS equivalent on Node 20, and V8's linear engine refuses
+  // the `i` flag (see linear-regex.ts).
   const stack: boolean[] = [];
   let out = '';
   let inClass = false;
@@ -87,9 +86,10 @@ export function compileGoRegex(pattern: string): RegExp {
         continue;
       }
       if (!inClass && n === 'A') {
-        out += '(?<![\\s\\S])';
+        // Without `m`, `^` and `$` are the text's ends (lookarounds would rule out V8's linear engine).
+        out += flags.includes('m') ? '(?<![\\s\\S])' : '^';
       } else if (!inClass && n === 'z') {
-        out += '(?![\\s\\S])';
+        out += flags.includes('m') ? '(?![\\s\\S])' : '$';
       } else {
         if (n === 'p' || n === 'P') flags += flags.includes('u') ? '' : 'u';
         out += c + n;
@@ -125,7 +125,8 @@ export function compileGoRegex(pattern: string): RegExp {
       if (ci && isLetter(c)) {
         const to = rest[i + 2];
         if (rest[i + 1] === '-' && isLetter(to)) {
-          out += `${c}-${to}${swapCase(c)}-${swapCase(to)}`;
+          // `a-z` gains `A-Z`; a mixed range (`A-z`) already holds both cases of its letters.
+          out += isLower(c) === isLower(to) ? `${c}-${to}${swapCase(c)}-${swapCase(to)}` : `${c}-${to}`;
           i += 2;
         } else {
           out += c + swapCase(c);
@@ -179,16 +180,21 @@ export function compileGoRegex(pattern: string): RegExp {
       out += c;
       continue;
     }
-    out += ci && isLetter(c) ? `[${c}${swapCase(c)}]` : c;
+    out += ci && hasOtherCase(c) ? `[${c}${swapCase(c)}]` : c;
   }
   if (flags.includes('u')) {
     // Under `u` JS refuses identity escapes RE2 allows (`\-`, `\"`...): keep only what it accepts.
     out = out.replace(/\\([^\w\s\\^$.*+?()[\]{}|/pPdDsSwWbBnrtfv0xuck])/g, (_m, ch: string) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`);
   }
   try {
-    return new RegExp(out, `${flags}g`);
+    new RegExp(out, flags);
   } catch (error) {
     throw new OperatorCompileError(`regex not supported in JS (${(error as Error).message}): ${pattern}`);
+  }
+  try {
+    return linearRegExp(out, `${flags}g`, pattern);
+  } catch (error) {
+    throw new OperatorCompileError(`regex not supported by RE2 (${(error as Error).message}): ${pattern}`);
   }
 }
 
