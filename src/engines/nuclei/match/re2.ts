@@ -11,8 +11,8 @@
  * RE2 has no backreferences nor lookarounds, so a template that uses them is invalid upstream
  * too; JS would accept them, which is harmless.
  * RE2 matches in linear time, JS RegExp backtracks (`(.*[a-zA-Z0-9].+==)</string></value>` ran
- * for minutes on a 20 KB line): the result is made linear by linear-regex.ts (V8's linear engine,
- * or RE2 itself through re2js), so case-insensitivity is always spelled out, never the `i` flag.
+ * for minutes on a hostile 20 KB line): the RegExp returned is matched by RE2 itself (re2js, see
+ * linear-regex.ts); the translation gives its `source`/`flags` and decides what is refused.
  */
 import { linearRegExp } from './linear-regex.js';
 import { OperatorCompileError } from './types.js';
@@ -46,9 +46,6 @@ function swapCase(c: string): string {
 }
 
 const isLetter = (c: string | undefined): c is string => c !== undefined && /^[a-zA-Z]$/.test(c);
-const isLower = (c: string): boolean => c.toLowerCase() === c;
-/** A letter with exactly one other case (`é`/`É` too; not `ß`, whose upper case is two letters). */
-const hasOtherCase = (c: string): boolean => swapCase(c) !== c && swapCase(c).length === 1 && swapCase(swapCase(c)) === c;
 
 /** Compiles a Go RE2 pattern into an equivalent JS RegExp (with the `g` flag), or throws. */
 export function compileGoRegex(pattern: string): RegExp {
@@ -67,9 +64,13 @@ export function compileGoRegex(pattern: string): RegExp {
     }
     rest = rest.slice(lead[0].length);
   }
-  // Case-insensitivity is always written out, each letter as `[aA]` where it applies: scoped forms
-  // (`a(?i)b`, `(?i:x)`, `(?-i)`) have no JS equivalent on Node 20, and V8's linear engine refuses
-  // the `i` flag (see linear-regex.ts).
+  // Case-insensitivity switched inside the pattern (`a(?i)b`, `(?i:x)`, `(?-i)`) has no JS
+  // equivalent on Node 20: it is emulated by writing each letter as `[aA]` where it applies.
+  const scoped = /\(\?[a-zA-Z]*-?[a-zA-Z]*[:)]/.test(rest.replace(/\(\?:/g, ''));
+  if (ci && !scoped) {
+    flags += 'i';
+    ci = false;
+  }
   const stack: boolean[] = [];
   let out = '';
   let inClass = false;
@@ -86,10 +87,9 @@ export function compileGoRegex(pattern: string): RegExp {
         continue;
       }
       if (!inClass && n === 'A') {
-        // Without `m`, `^` and `$` are the text's ends (lookarounds would rule out V8's linear engine).
-        out += flags.includes('m') ? '(?<![\\s\\S])' : '^';
+        out += '(?<![\\s\\S])';
       } else if (!inClass && n === 'z') {
-        out += flags.includes('m') ? '(?![\\s\\S])' : '$';
+        out += '(?![\\s\\S])';
       } else {
         if (n === 'p' || n === 'P') flags += flags.includes('u') ? '' : 'u';
         out += c + n;
@@ -125,8 +125,7 @@ export function compileGoRegex(pattern: string): RegExp {
       if (ci && isLetter(c)) {
         const to = rest[i + 2];
         if (rest[i + 1] === '-' && isLetter(to)) {
-          // `a-z` gains `A-Z`; a mixed range (`A-z`) already holds both cases of its letters.
-          out += isLower(c) === isLower(to) ? `${c}-${to}${swapCase(c)}-${swapCase(to)}` : `${c}-${to}`;
+          out += `${c}-${to}${swapCase(c)}-${swapCase(to)}`;
           i += 2;
         } else {
           out += c + swapCase(c);
@@ -180,7 +179,7 @@ export function compileGoRegex(pattern: string): RegExp {
       out += c;
       continue;
     }
-    out += ci && hasOtherCase(c) ? `[${c}${swapCase(c)}]` : c;
+    out += ci && isLetter(c) ? `[${c}${swapCase(c)}]` : c;
   }
   if (flags.includes('u')) {
     // Under `u` JS refuses identity escapes RE2 allows (`\-`, `\"`...): keep only what it accepts.
