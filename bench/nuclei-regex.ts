@@ -119,7 +119,9 @@ function runBefore(list: string, from: number, worst: number[]): Promise<number>
 function report(title: string, rows: Array<[number, string, string]>): void {
   rows.sort((a, b) => b[0] - a[0]);
   const total = rows.reduce((sum, [ms]) => sum + (Number.isFinite(ms) ? ms : CAP_MS), 0);
+  const over = (ms: number): number => rows.filter(([t]) => t > ms).length;
   console.log(`${title}: ${rows.length} patterns x ${Object.keys(bodies).length} bodies of ${SIZE} chars, total ${total.toFixed(0)} ms`);
+  console.log(`  patterns over 100 ms: ${over(100)}, over 1 s: ${over(1000)}, killed at ${CAP_MS} ms: ${over(CAP_MS)}; worst 10:`);
   for (const [ms, where, p] of rows.slice(0, 10)) {
     console.log(`  ${Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : `> ${CAP_MS} ms (killed)`}  ${where}  ${p.slice(0, 90)}`);
   }

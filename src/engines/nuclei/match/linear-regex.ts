@@ -29,7 +29,7 @@ export class Re2RegExp extends RegExp {
     const advancing = this.global || this.sticky;
     const start = advancing ? this.lastIndex : 0;
     const matcher = this.matcherFor(text);
-    if (start > text.length || !matcher.find(start) || (this.sticky && matcher.start() !== start)) {
+    if (!matcher || start > text.length || !matcher.find(start) || (this.sticky && matcher.start() !== start)) {
       if (advancing) this.lastIndex = 0;
       return null;
     }
@@ -43,8 +43,10 @@ export class Re2RegExp extends RegExp {
   }
 
   /** One matcher per text: `matchAll` calls exec once per match on the same string. */
-  private matcherFor(text: string): ReturnType<RE2JS['matcher']> {
+  private matcherFor(text: string): ReturnType<RE2JS['matcher']> | undefined {
     if (this.lastText !== text || !this.lastMatcher) {
+      // Most bodies do not match most patterns: RE2's DFA says so without tracking groups.
+      if (!this.re2.test(text)) return undefined;
       this.lastMatcher = this.re2.matcher(text);
       this.lastText = text;
     }
