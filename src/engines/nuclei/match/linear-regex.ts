@@ -13,8 +13,6 @@ import { RE2JS } from 're2js';
 export class Re2RegExp extends RegExp {
   /** The compiled RE2 program (of the Go pattern as written). */
   readonly re2: RE2JS;
-  private lastText: string | undefined;
-  private lastMatcher: ReturnType<RE2JS['matcher']> | undefined;
 
   /** `source` may be another Re2RegExp: that is how `matchAll`/`replace` clone a regex. */
   constructor(source: string | RegExp, flags: string, re2?: RE2JS) {
@@ -28,8 +26,12 @@ export class Re2RegExp extends RegExp {
   override exec(text: string): RegExpExecArray | null {
     const advancing = this.global || this.sticky;
     const start = advancing ? this.lastIndex : 0;
-    const matcher = this.matcherFor(text);
-    if (!matcher || start > text.length || !matcher.find(start) || (this.sticky && matcher.start() !== start)) {
+    // Most bodies do not match most patterns: RE2's DFA says so without tracking groups. Asked at
+    // the start of a text only (not per further match, which would make `matchAll` quadratic).
+    const skip = start > text.length || (start === 0 && !this.re2.test(text));
+    // A matcher per call (it only wraps the string): one kept on the regex would pin the last body.
+    const matcher = skip ? undefined : this.re2.matcher(text);
+    if (!matcher || !matcher.find(start) || (this.sticky && matcher.start() !== start)) {
       if (advancing) this.lastIndex = 0;
       return null;
     }
@@ -40,17 +42,6 @@ export class Re2RegExp extends RegExp {
     if (names.length > 0) result.groups = Object.fromEntries(names.map(([name, g]) => [name, groups[g]])) as Record<string, string>;
     if (advancing) this.lastIndex = matcher.end();
     return result;
-  }
-
-  /** One matcher per text: `matchAll` calls exec once per match on the same string. */
-  private matcherFor(text: string): ReturnType<RE2JS['matcher']> | undefined {
-    if (this.lastText !== text || !this.lastMatcher) {
-      // Most bodies do not match most patterns: RE2's DFA says so without tracking groups.
-      if (!this.re2.test(text)) return undefined;
-      this.lastMatcher = this.re2.matcher(text);
-      this.lastText = text;
-    }
-    return this.lastMatcher;
   }
 }
 
