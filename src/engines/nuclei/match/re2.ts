@@ -10,11 +10,11 @@
  * modifiers), the `U` (ungreedy) flag anywhere, and anything JS itself refuses.
  * RE2 has no backreferences nor lookarounds, so a template that uses them is invalid upstream
  * too; JS would accept them, which is harmless.
- * RISK: RE2 matches in linear time, JS RegExp backtracks. Some corpus patterns are cubic or
- * quadratic on hostile bodies (`(.*[a-zA-Z0-9].+==)</string></value>` runs for minutes on a
- * 20 KB line), so the engine must bound the text it matches or run matching where it can be
- * stopped (see docs/DECISIONS.md).
+ * RE2 matches in linear time, JS RegExp backtracks (`(.*[a-zA-Z0-9].+==)</string></value>` ran
+ * for minutes on a hostile 20 KB line): the RegExp returned is matched by RE2 itself (re2js, see
+ * linear-regex.ts); the translation gives its `source`/`flags` and decides what is refused.
  */
+import { linearRegExp } from './linear-regex.js';
 import { OperatorCompileError } from './types.js';
 
 const POSIX_CLASSES: Record<string, string> = {
@@ -186,9 +186,14 @@ export function compileGoRegex(pattern: string): RegExp {
     out = out.replace(/\\([^\w\s\\^$.*+?()[\]{}|/pPdDsSwWbBnrtfv0xuck])/g, (_m, ch: string) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`);
   }
   try {
-    return new RegExp(out, `${flags}g`);
+    new RegExp(out, flags);
   } catch (error) {
     throw new OperatorCompileError(`regex not supported in JS (${(error as Error).message}): ${pattern}`);
+  }
+  try {
+    return linearRegExp(out, `${flags}g`, pattern);
+  } catch (error) {
+    throw new OperatorCompileError(`regex not supported by RE2 (${(error as Error).message}): ${pattern}`);
   }
 }
 

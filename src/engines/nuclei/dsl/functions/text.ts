@@ -1,5 +1,5 @@
 /** String helpers of projectdiscovery/dsl (dsl.go): same names, arities and edge cases. */
-import { compileGoRegex } from '../regex.js';
+import { compileGoRegex, globalGoRegex } from '../regex.js';
 import { DslError, toBool, toText, type DslValue } from '../values.js';
 import { INVALID_SIGNATURE, type FunctionTable } from './types.js';
 
@@ -33,7 +33,7 @@ function toJsReplacement(template: string): string {
 function regexOf(pattern: DslValue | undefined, global = false): RegExp | DslError {
   const compiled = compileGoRegex(toText(pattern));
   if (compiled instanceof DslError || !global) return compiled;
-  return new RegExp(compiled.source, `${compiled.flags}g`);
+  return globalGoRegex(compiled);
 }
 
 /** Text functions: case, search, trimming, splitting and joining. */
