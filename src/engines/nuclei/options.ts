@@ -7,8 +7,8 @@
 import { Type, type Static } from 'typebox';
 import type { EngineJob } from '../engine.js';
 
-/** Requests per second to one host when neither the scan nor the deployment says less. */
-export const DEFAULT_RATE_PER_HOST = 50;
+/** Requests per second to one host when neither the scan nor the deployment says less (nuclei's own default rate, `-rl 150`). */
+export const DEFAULT_RATE_PER_HOST = 150;
 /** Requests in flight to one host at once (nuclei's `-c` is 25 templates). */
 export const DEFAULT_HOST_CONCURRENCY = 25;
 /** Template runs (one template on one service) in flight at once. */
