@@ -48,6 +48,11 @@ function parseHead(buffer: Buffer, from: number): Head | undefined {
   return { httpVersion: status[1]!, status: Number(status[2]), statusText: status[3] ?? '', headers, bodyStart: end + separator };
 }
 
+/** The size on a chunk-size line (extensions after `;` ignored); NaN when it is not hex. */
+function chunkSize(data: Buffer, start: number, lineEnd: number): number {
+  return Number.parseInt(data.subarray(start, lineEnd).toString('latin1').split(';')[0]!.trim(), 16);
+}
+
 /**
  * A chunked body read as it arrives: each call goes on from the last complete chunk (and does not
  * search a chunk-size line again), so the work stays linear in the bytes received.
@@ -67,7 +72,7 @@ class ChunkedBody {
         this.searchFrom = Math.max(this.at, data.length - 1);
         return;
       }
-      const size = Number.parseInt(data.subarray(this.at, lineEnd).toString('latin1').split(';')[0]!.trim(), 16);
+      const size = chunkSize(data, this.at, lineEnd);
       if (!Number.isFinite(size) || size <= 0) {
         this.done = true;
         return;
@@ -88,7 +93,7 @@ class ChunkedBody {
   body(data: Buffer): Buffer {
     const parts = [...this.parts];
     const lineEnd = this.done ? -1 : data.indexOf('\r\n', this.at);
-    const size = lineEnd < 0 ? NaN : Number.parseInt(data.subarray(this.at, lineEnd).toString('latin1').split(';')[0]!.trim(), 16);
+    const size = lineEnd < 0 ? NaN : chunkSize(data, this.at, lineEnd);
     if (size > 0) parts.push(data.subarray(lineEnd + 2, Math.min(lineEnd + 2 + size, data.length)));
     return Buffer.concat(parts);
   }
@@ -117,6 +122,7 @@ class ResponseBuffer {
     return this.length < this.limit;
   }
 
+  /** The bytes received so far (a view, no copy). */
   get data(): Buffer {
     return this.buffer.subarray(0, this.length);
   }
