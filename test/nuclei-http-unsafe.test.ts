@@ -103,6 +103,20 @@ describe('nuclei http executor: unsafe requests', () => {
     assert.deepEqual([outcome.matches.length, gate.messages, gate.answers], [1, [], 1]);
   });
 
+  it('a chunked body arriving in pieces (split inside size lines and data) is put together, ended by its last chunk', { timeout: 60_000 }, async (t) => {
+    const pieces = ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n', '\r\n3\r', '\nhel\r\n', '2;ext=1\r\nlo', '\r\n0', '\r\n\r\n'];
+    const server = await socketServer(t, (socket) => {
+      const next = (i: number): void => {
+        if (i < pieces.length) socket.write(pieces[i]!, 'latin1', () => next(i + 1));
+      };
+      next(0);
+    });
+    const gate = recordingGate();
+    // The server keeps the connection open: only the last chunk can end the read before this deadline.
+    const outcome = await runHttpTemplate(unsafeTemplate(), loopbackService(server.port), executionContext({ gate, timeoutMs: 600_000 }));
+    assert.deepEqual([outcome.matches.length, gate.messages], [1, []]);
+  });
+
   it('an abort right after the connection opens: nothing is written, the run throws', async (t) => {
     const server = await socketServer(t, (socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello'));
     const controller = new AbortController();
