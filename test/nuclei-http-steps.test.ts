@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
+import { MAX_DYNAMIC_VALUES } from '../src/engines/nuclei/execute/http-block.js';
 import { runHttpTemplate } from '../src/engines/nuclei/execute/http-executor.js';
 import { helperVariables, inputUrl } from '../src/engines/nuclei/execute/http-variables.js';
 import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
@@ -63,6 +64,50 @@ describe('nuclei http executor: steps', () => {
     const outcome = await runHttpTemplate(template, loopbackService(server.port), executionContext());
     assert.deepEqual(server.seen.map((r) => r.url), ['/list', '/item/1', '/item/2', '/item/3']);
     assert.deepEqual(outcome.matches.map((m) => m.matchedAt), [`http://127.0.0.1:${server.port}/item/2`]);
+  });
+
+  it('iterate-all: a value extracted again is tried once, in its newest place', async (t) => {
+    const template = inline(`http:
+  - method: GET
+    path: ["{{BaseURL}}/list", "{{BaseURL}}/item/{{id}}", "{{BaseURL}}/detail/{{id}}"]
+    iterate-all: true
+    extractors:
+      - type: regex
+        name: id
+        internal: true
+        group: 1
+        regex: ['id=(\\d+)']
+    matchers:
+      - type: word
+        words: [never]
+`);
+    // Each item page names its own id again: without dedupe /detail would be asked for 6 ids.
+    const server = await serve(t, (r) => ({ body: r.url === '/list' ? 'id=1 id=2 id=3' : `id=${r.url.split('/').pop()}` }));
+    await runHttpTemplate(template, loopbackService(server.port), executionContext());
+    assert.deepEqual(server.seen.map((r) => r.url), ['/list', '/item/1', '/item/2', '/item/3', '/detail/3', '/detail/2', '/detail/1']);
+  });
+
+  it('iterate-all sends at most MAX_DYNAMIC_VALUES requests per entry, with a note', async (t) => {
+    const template = inline(`http:
+  - method: GET
+    path: ["{{BaseURL}}/list", "{{BaseURL}}/item/{{id}}"]
+    iterate-all: true
+    extractors:
+      - type: regex
+        name: id
+        internal: true
+        group: 1
+        regex: ['id=(\\d+)']
+    matchers:
+      - type: word
+        words: [never]
+`);
+    const ids = Array.from({ length: MAX_DYNAMIC_VALUES + 500 }, (_, i) => `id=${i}`).join(' ');
+    const server = await serve(t, (r) => ({ body: r.url === '/list' ? ids : 'nothing' }));
+    const outcome = await runHttpTemplate(template, loopbackService(server.port), executionContext());
+    assert.equal(server.seen.length, 1 + MAX_DYNAMIC_VALUES);
+    assert.equal(server.seen[1]?.url, '/item/0');
+    assert.deepEqual(outcome.notes, [`inline: only the newest ${MAX_DYNAMIC_VALUES} extracted values of id are kept (iterate-all sends one request per value).`]);
   });
 
   it('a variable naming an extracted value is evaluated again per request; the others keep their value', async (t) => {

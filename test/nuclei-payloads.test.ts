@@ -1,11 +1,12 @@
 /**
  * Payload sets of nuclei blocks: the three attack types in nuclei's order, the combination cap,
  * wordlists read below the templates directory (a real helpers/ wordlist from ../shared) and
- * refused outside it.
+ * refused outside it (links included), refused when not a regular file or too large, read again
+ * when changed.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -65,6 +66,41 @@ describe('readPayloadSets', () => {
       await assert.rejects(readPayloadSets({ f: { kind: 'file', path: '../etc/passwd' } }, dir), PayloadError);
       await assert.rejects(readPayloadSets({ f: { kind: 'file', path: '/etc/passwd' } }, dir), PayloadError);
       await assert.rejects(readPayloadSets({ f: { kind: 'file', path: 'missing.txt' } }, dir), /cannot be read/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('follows links only within the directory, refuses what is not a regular file or is too large before reading it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'rampart-payloads-'));
+    const elsewhere = await mkdtemp(path.join(tmpdir(), 'rampart-payloads-out-'));
+    try {
+      await writeFile(path.join(elsewhere, 'secret.txt'), 'secret\n');
+      await writeFile(path.join(dir, 'list.txt'), 'one\n');
+      await symlink(path.join(elsewhere, 'secret.txt'), path.join(dir, 'leak.txt'));
+      await symlink(path.join(dir, 'list.txt'), path.join(dir, 'alias.txt'));
+      await mkdir(path.join(dir, 'folder'));
+      // Sparse: 3 GiB that take no disk; reading it first would fail on its size, not on the limit.
+      const huge = await open(path.join(dir, 'huge.txt'), 'w');
+      await huge.truncate(3 * 1024 ** 3);
+      await huge.close();
+      await assert.rejects(readPayloadSets({ f: { kind: 'file', path: 'leak.txt' } }, dir), /outside the templates directory/);
+      assert.deepEqual(await readPayloadSets({ f: { kind: 'file', path: 'alias.txt' } }, dir), { f: ['one'] });
+      await assert.rejects(readPayloadSets({ f: { kind: 'file', path: 'folder' } }, dir), /is not a regular file/);
+      await assert.rejects(readPayloadSets({ f: { kind: 'file', path: 'huge.txt' } }, dir), /is larger than 8388608 bytes/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a wordlist again once a templates sync changed it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'rampart-payloads-'));
+    try {
+      await writeFile(path.join(dir, 'list.txt'), 'old\n');
+      assert.deepEqual(await readPayloadSets({ f: { kind: 'file', path: 'list.txt' } }, dir), { f: ['old'] });
+      await writeFile(path.join(dir, 'list.txt'), 'new\nnewer\n');
+      assert.deepEqual(await readPayloadSets({ f: { kind: 'file', path: 'list.txt' } }, dir), { f: ['new', 'newer'] });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -12,7 +12,7 @@ import { HostSkippedError, type ExecutionContext, type ServiceTarget, type Templ
 import { buildHttpRequest, type RequestScope } from './http-request.js';
 import { matchesOf, responseEvent } from './http-result.js';
 import { MAX_BODY_BYTES, RequestRefusedError, sendHttpRequest, type RedirectPolicy, type SendState } from './http-send.js';
-import { combinePayloads, PayloadError, readPayloadSets } from './payloads.js';
+import { combinePayloads, MAX_PAYLOAD_COMBINATIONS, PayloadError, readPayloadSets } from './payloads.js';
 
 /** A block's operators, compiled once per template. */
 export interface CompiledBlock {
@@ -59,11 +59,25 @@ function usedPayloads(block: HttpRequest): HttpRequest['payloads'] {
   return Object.fromEntries(Object.entries(block.payloads).filter(([name]) => text.includes(name)));
 }
 
+/**
+ * Values kept per internal extractor name, and so requests one entry sends under `iterate-all`:
+ * nuclei has no cap, but a regex extractor on a 2 MiB body can yield 100,000 values (as the
+ * payload combinations' cap).
+ */
+export const MAX_DYNAMIC_VALUES = MAX_PAYLOAD_COMBINATIONS;
+
+/** Newly extracted values in front of the older ones, each value once (its newest place), at most MAX_DYNAMIC_VALUES. */
+function mergeDynamic(exec: HttpExecution, name: string, values: string[]): void {
+  const merged = [...new Set([...values, ...(exec.dynamic[name] ?? [])])];
+  if (merged.length > MAX_DYNAMIC_VALUES) note(exec, `only the newest ${MAX_DYNAMIC_VALUES} extracted values of ${name} are kept (iterate-all sends one request per value).`);
+  exec.dynamic[name] = merged.slice(0, MAX_DYNAMIC_VALUES);
+}
+
 /** The dynamic values for the next request: first values, or every index under `iterate-all`. */
 function dynamicVariants(dynamic: Record<string, string[]>, iterateAll: boolean): Array<Record<string, string>> {
   const entries = Object.entries(dynamic).filter(([, values]) => values.length > 0);
   if (!iterateAll) return [Object.fromEntries(entries.map(([name, values]) => [name, values[0]!]))];
-  const longest = Math.max(1, ...entries.map(([, values]) => values.length));
+  const longest = Math.min(MAX_DYNAMIC_VALUES, Math.max(1, ...entries.map(([, values]) => values.length)));
   return Array.from({ length: longest }, (_, i) => Object.fromEntries(entries.map(([name, values]) => [name, values[Math.min(i, values.length - 1)]!])));
 }
 
@@ -132,7 +146,7 @@ async function runRequest(exec: HttpExecution, run: BlockRun, item: string, inde
     }
     const event = mergeEvents(...layers);
     const result = executeOperators(run.compiled.operators, event, exec.deps);
-    for (const [name, values] of Object.entries(result.dynamicValues)) exec.dynamic[name] = [...values, ...(exec.dynamic[name] ?? [])];
+    for (const [name, values] of Object.entries(result.dynamicValues)) mergeDynamic(exec, name, values);
     if (prefix !== undefined) {
       for (const [key, value] of Object.entries(own.data)) exec.previous[`${prefix}_${key}`] = value;
       for (const [name, values] of Object.entries(result.extracts)) exec.previous[`${prefix}_${name}`] = values.length === 1 ? values[0] : values;

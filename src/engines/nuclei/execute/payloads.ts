@@ -7,7 +7,8 @@
  * - payload set: one name of `payloads:` and its values (`{{name}}` in a request).
  * - combination: one value per set (batteringram: one set at a time), i.e. one request.
  */
-import { readFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttackType, PayloadSource } from '../templates/template.types.js';
 
@@ -74,14 +75,24 @@ export function* combinePayloads(sets: Record<string, string[]>, attack: AttackT
   }
 }
 
-/** Wordlists already read, by absolute path: read once per process (templates share helpers/ files). */
-const wordlists = new Map<string, Promise<string[]>>();
+/** A wordlist read, and the file version it was read from (a templates sync replaces files). */
+interface CachedWordlist {
+  version: string;
+  lines: Promise<string[]>;
+}
+
+/** Wordlists by real path: read once per file version (templates share helpers/ files). */
+const wordlists = new Map<string, CachedWordlist>();
+
+/** Files remembered before the cache starts again: far more than the helpers/ wordlists. */
+const MAX_CACHED_WORDLISTS = 256;
 
 /**
  * The values of each payload set: inline lists as they are; a multi-line string as its lines
  * (nuclei's inline form); a wordlist path read relative to `templatesDir`, its non-empty lines
- * (trailing CR dropped), cached per process. Rejects with PayloadError for a path that leaves
- * `templatesDir` (absolute or `..`) or a file that cannot be read.
+ * (trailing CR dropped), cached per file version. Rejects with PayloadError for a path that leaves
+ * `templatesDir` (absolute, `..`, or a symbolic link pointing out), that is not a regular file,
+ * that is larger than the limit, or that cannot be read.
  */
 export async function readPayloadSets(payloads: Record<string, PayloadSource>, templatesDir: string): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
@@ -93,32 +104,68 @@ export async function readPayloadSets(payloads: Record<string, PayloadSource>, t
   return out;
 }
 
-function readWordlist(file: string, templatesDir: string): Promise<string[]> {
+function outside(file: string): PayloadError {
+  return new PayloadError(`payload wordlist "${file}" is outside the templates directory; refused.`);
+}
+
+function isInside(root: string, resolved: string): boolean {
+  const relative = path.relative(root, resolved);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+function unreadable(file: string, error: unknown): PayloadError {
+  return new PayloadError(`payload wordlist "${file}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+}
+
+async function readWordlist(file: string, templatesDir: string): Promise<string[]> {
   const root = path.resolve(templatesDir);
   const resolved = path.resolve(root, file.trim());
-  const relative = path.relative(root, resolved);
-  if (path.isAbsolute(file.trim()) || relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
-    return Promise.reject(new PayloadError(`payload wordlist "${file}" is outside the templates directory; refused.`));
+  if (path.isAbsolute(file.trim()) || !isInside(root, resolved)) throw outside(file);
+  // Links are followed first, then checked: a link in the templates directory may not lead out of it.
+  let real: string;
+  let stats: Stats;
+  try {
+    real = await realpath(resolved);
+    if (!isInside(await realpath(root), real)) throw outside(file);
+    stats = await stat(real);
+  } catch (error) {
+    throw error instanceof PayloadError ? error : unreadable(file, error);
   }
-  let lines = wordlists.get(resolved);
-  if (lines === undefined) {
-    lines = loadLines(resolved, file);
-    wordlists.set(resolved, lines);
-    // A failed read is not remembered: the file may appear after a templates sync.
-    lines.catch(() => wordlists.delete(resolved));
-  }
+  if (!stats.isFile()) throw new PayloadError(`payload wordlist "${file}" is not a regular file; refused.`);
+  if (stats.size > MAX_WORDLIST_BYTES) throw new PayloadError(`payload wordlist "${file}" is larger than ${MAX_WORDLIST_BYTES} bytes; refused.`);
+  const version = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  const cached = wordlists.get(real);
+  if (cached?.version === version) return cached.lines;
+  if (wordlists.size >= MAX_CACHED_WORDLISTS) wordlists.clear();
+  const lines = loadLines(real, stats.size, file);
+  wordlists.set(real, { version, lines });
+  // A failed read is not remembered: the file may be readable after a templates sync.
+  lines.catch(() => {
+    if (wordlists.get(real)?.lines === lines) wordlists.delete(real);
+  });
   return lines;
 }
 
-async function loadLines(resolved: string, file: string): Promise<string[]> {
+/** Reads at most `size` bytes (the size checked): a file grown since is cut, never read past the limit. */
+async function loadLines(real: string, size: number, file: string): Promise<string[]> {
   let text: string;
   try {
-    const bytes = await readFile(resolved);
-    if (bytes.byteLength > MAX_WORDLIST_BYTES) throw new PayloadError(`payload wordlist "${file}" is larger than ${MAX_WORDLIST_BYTES} bytes; refused.`);
-    text = bytes.toString('utf8');
+    // O_NONBLOCK: a file swapped for a FIFO since the check does not block the read.
+    const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const buffer = Buffer.alloc(size);
+      let read = 0;
+      while (read < size) {
+        const { bytesRead } = await handle.read(buffer, read, size - read, read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      text = buffer.subarray(0, read).toString('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    if (error instanceof PayloadError) throw error;
-    throw new PayloadError(`payload wordlist "${file}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+    throw unreadable(file, error);
   }
   return text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)).filter((line) => line !== '');
 }
