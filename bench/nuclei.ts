@@ -117,7 +117,7 @@ for (const site of [false, true]) {
   console.log(`findings             ${findings.length}: ${[...new Set(findings)].sort().join(', ')}`);
   if (site) {
     for (const page of Object.values(SITE)) {
-      console.log(`  expected ${page.expect.padEnd(22)} ${findings.some((id) => id === `nuclei:${page.expect}` || id.startsWith(`nuclei:${page.expect}:`)) ? 'found' : 'MISSED'}`);
+      console.log(`  expected ${page.expect.padEnd(22)} ${findings.some((id) => id === page.expect || id.startsWith(`${page.expect}:`)) ? 'found' : 'MISSED'}`);
     }
   }
   console.log(`peak RSS so far      ${(peakRss / 2 ** 20).toFixed(0)} MB`);

@@ -165,3 +165,36 @@ test('the same CVE on the same host and port from two engines is one finding wit
   assert.match(csv.body.split('\r\n')[0]!, /,engines,/);
   assert.match(csv.body, /rampart nuclei/);
 });
+
+test('engines reporting one CVE: the surest one describes the finding and sets its QoD, each engine revises its own', async (t) => {
+  const h = await start(t);
+  const cve = 'CVE-2021-41773';
+  const proved = finding('CVE-2021-41773', { cve: [cve], name: 'Apache path traversal (template)', threat: 'Critical', cvssBase: 9.8, qod: 95 });
+  const versioned = (qod: number) => finding('rampart:known-vulnerability', { cve: [cve], name: 'Apache 2.4.49 CVE-2021-41773', threat: 'High', cvssBase: 7.5, qod });
+  h.scripts.nuclei.next = { findings: [proved] };
+  const nucleiScan = await createScan(h, 'Nuclei');
+  await completedRun(h, nucleiScan, 0);
+  h.scripts.rampart.next = { findings: [versioned(30)] };
+  const rampartScan = await createScan(h, 'Rampart');
+  await completedRun(h, rampartScan, 0);
+  const shown = async () => {
+    const [one, ...rest] = (await list(h)).filter((f) => f.cve.includes(cve)) as (Listed & { qod: number; name: string; threat: string })[];
+    assert.equal(rest.length, 0);
+    return { qod: one!.qod, name: one!.name, threat: one!.threat, engines: one!.engines };
+  };
+  const proof = { qod: 95, name: 'Apache path traversal (template)', threat: 'Critical', engines: ['nuclei', 'rampart'] };
+  assert.deepEqual(await shown(), proof, 'a version match does not lower what a test proved');
+  h.scripts.rampart.next = { findings: [versioned(30)] };
+  await rerun(h, rampartScan, 1);
+  assert.deepEqual(await shown(), proof, 'nor when it reports again as the latest engine');
+  const hidden = await h.ctx.app.inject({ method: 'GET', url: '/api/vulnerabilities?min_qod=70', headers: h.auth });
+  assert.equal(hidden.json().data.length, 1, 'still shown at the default threshold');
+
+  // A finding only one engine reports follows that engine's latest word, surer or not.
+  const other = 'CVE-2024-6387';
+  h.scripts.rampart.next = { findings: [finding('rampart:known-vulnerability', { cve: [other], qod: 80 })] };
+  await rerun(h, rampartScan, 2);
+  h.scripts.rampart.next = { findings: [finding('rampart:known-vulnerability', { cve: [other], qod: 30 })] };
+  await rerun(h, rampartScan, 3);
+  assert.equal(((await list(h)).find((f) => f.cve.includes(other)) as Listed & { qod: number }).qod, 30);
+});

@@ -14,6 +14,8 @@ import type { EngineEvent, EngineJob, Finding } from '../src/engines/engine.js';
 import { NUCLEI_EXECUTORS } from '../src/engines/nuclei/executors.js';
 import { SUPPORTED_FEATURES } from '../src/engines/nuclei/supported-features.js';
 import { createNucleiEngine, type NucleiEngineSettings } from '../src/engines/nuclei/nuclei.engine.js';
+import { importNuclei, nucleiFinding } from '../src/engines/importers/nuclei.importer.js';
+import { fingerprintOf } from '../src/findings/finding-identity.js';
 import type { DiscoveryEvent } from '../src/engines/nuclei/services.js';
 import { tempDir } from './helpers/app.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
@@ -107,9 +109,9 @@ describe('nuclei engine', () => {
     const [finding, ...rest] = findingsOf(events);
     assert.equal(rest.length, 0);
     assert.ok(finding);
-    assert.equal(finding.ruleId, 'nuclei:test-a:marker');
+    assert.equal(finding.ruleId, 'test-a:marker');
     assert.equal(finding.url, `http://127.0.0.1:${server.port}/app/status`);
-    assert.equal(finding.method, 'GET');
+    assert.equal(finding.method, null, 'as in nuclei results: the request is in the evidence');
     assert.equal(finding.port, server.port);
     assert.equal(finding.protocol, 'tcp');
     assert.equal(finding.service, 'http');
@@ -153,7 +155,7 @@ describe('nuclei engine', () => {
     const target = [{ kind: 'url' as const, value: `http://127.0.0.1:${server.port}/` }];
     const run = async (options: Record<string, unknown>) => {
       const events = await collect(engineFor(dir).run(jobOf(target, options)));
-      return { ids: findingsOf(events).map((f) => f.ruleId.split(':')[1]).sort(), logs: messagesOf(events, 'log') };
+      return { ids: findingsOf(events).map((f) => f.ruleId.split(':')[0]).sort(), logs: messagesOf(events, 'log') };
     };
 
     const plain = await run({});
@@ -169,18 +171,39 @@ describe('nuclei engine', () => {
     assert.deepEqual((await run({ exclude_tags: ['test'] })).ids, []);
     assert.deepEqual((await run({ template_ids: ['unsafe-one', 'code-one'] })).ids, [], 'unsafe and code templates do not run, even named');
     const unsafe = await collect(engineFor(dir, { unsafe: true }).run(jobOf(target, { template_ids: ['unsafe-one', 'code-one'] })));
-    assert.deepEqual(findingsOf(unsafe).map((f) => f.ruleId), ['nuclei:unsafe-one:marker'], 'unsafe templates run where the deployment opted in; code never');
+    assert.deepEqual(findingsOf(unsafe).map((f) => f.ruleId), ['unsafe-one:marker'], 'unsafe templates run where the deployment opted in; code never');
   });
 
-  it('a template that decides by comparing versions reports at the QoD of a version inference', async (t) => {
+  it('a template that decides by comparing versions reports at the QoD of a version inference, as its uploaded nuclei result does', async (t) => {
     const server = await serve(t, (_req, res) => res.writeHead(200, { server: 'Acme/1.2' }).end('vulnerable-marker'));
     const versioned = httpTemplate('versioned').replace(
       "    matchers:\n",
       '    matchers-condition: and\n    matchers:\n      - type: dsl\n        dsl:\n          - compare_versions(replace(server, "Acme/", ""), "< 2.0")\n',
     );
-    const dir = await writeTemplates(t, { 'v.yaml': versioned, 'p.yaml': httpTemplate('proved', { path: 'other' }) });
+    const extracting = [
+      'id: extracting', 'info:', '  name: extracting', '  severity: info', 'http:', '  - method: GET', '    path:', '      - "{{BaseURL}}/x"',
+      '    extractors:', '      - type: regex', '        name: server', '        part: header', '        regex:', "          - 'Acme/[0-9.]+'", '',
+    ].join('\n');
+    const templates = { 'v.yaml': versioned, 'p.yaml': httpTemplate('proved', { path: 'other' }), 'e.yaml': extracting };
+    const dir = await writeTemplates(t, templates);
     const found = findingsOf(await collect(engineFor(dir).run(jobOf([{ kind: 'url', value: `http://127.0.0.1:${server.port}/` }]))));
-    assert.deepEqual(found.map((f) => [f.ruleId, f.qod]).sort(), [['nuclei:proved:marker', 95], ['nuclei:versioned', 80]]);
+    assert.deepEqual(found.map((f) => [f.ruleId, f.qod]).sort(), [['extracting:server', 95], ['proved:marker', 95], ['versioned', 80]]);
+
+    // The same matches as nuclei writes them (-jsonl, template-encoded kept), uploaded or read from
+    // the binary: the same rule ids and QoD, so the same findings (fingerprints).
+    const base = `http://127.0.0.1:${server.port}`;
+    const encoded = (file: keyof typeof templates) => Buffer.from(templates[file]).toString('base64');
+    const classification = { 'cve-id': ['cve-2000-0001'], 'cwe-id': ['cwe-200', 'cwe-79'], 'cvss-score': 7.5 };
+    const lines = [
+      { 'template-id': 'versioned', 'template-encoded': encoded('v.yaml'), info: { name: 'versioned test', severity: 'medium', classification }, type: 'http', 'matched-at': `${base}/status` },
+      { 'template-id': 'proved', 'template-encoded': encoded('p.yaml'), info: { name: 'proved test', severity: 'medium', classification }, type: 'http', 'matcher-name': 'marker', 'matched-at': `${base}/other` },
+      { 'template-id': 'extracting', 'template-encoded': encoded('e.yaml'), info: { name: 'extracting', severity: 'info' }, type: 'http', 'extractor-name': 'server', 'extracted-results': ['Acme/1.2'], 'matched-at': `${base}/x` },
+    ];
+    const imported = findingsOf(await collect((await importNuclei((async function* () { yield lines.map((l) => JSON.stringify(l)).join('\n'); })())).events));
+    const identity = (f: Finding) => [f.ruleId, f.qod, fingerprintOf(1, f)];
+    assert.deepEqual(imported.map(identity).sort(), found.map(identity).sort());
+    // Without the template (nuclei -ot) nothing says a version decided: a match is a proof.
+    assert.equal(nucleiFinding({ 'template-id': 'versioned', 'matched-at': `${base}/status` }).qod, 95);
   });
 
   it('runs each family on the services discovery found: http on web services, tcp on its declared port', async (t) => {
@@ -205,7 +228,7 @@ describe('nuclei engine', () => {
     const events = await collect(engineFor(dir, { discover }).run(jobOf([{ kind: 'ip', value: '127.0.0.1' }])));
     assert.deepEqual(seen.map((j) => j.targets), [[{ kind: 'ip', value: '127.0.0.1' }]]);
     const found = findingsOf(events).map((f) => `${f.ruleId} ${f.port} ${f.url ?? '-'} ${f.service}`).sort();
-    assert.deepEqual(found, [`nuclei:tcp-one ${banner.port} - tcp`, `nuclei:web-one:marker ${web.port} http://127.0.0.1:${web.port}/status http`].sort());
+    assert.deepEqual(found, [`tcp-one ${banner.port} - tcp`, `web-one:marker ${web.port} http://127.0.0.1:${web.port}/status http`].sort());
     assert.equal(web.paths.length, 1, 'the http template ran on the web service only');
     const percents = events.flatMap((e) => (e.type === 'progress' ? [e.percent] : []));
     assert.deepEqual(percents.slice(0, 2), [10, 20], 'discovery takes the first fifth of the progress');

@@ -10,6 +10,22 @@ import { REFRESHED_COLUMNS } from './finding-fields.js';
 /** The columns of a web location. */
 const WEB_LOCATION_COLUMNS = ['url', 'method', 'parameter'] as const;
 
+/** Refreshed columns that follow the report itself, whichever engine is surest (below). */
+const OWN_COLUMNS = new Set<string>(['evidence', 'qod', 'kev', 'epss', ...WEB_LOCATION_COLUMNS]);
+
+/** Each engine's QoD of the row; a row stored before engine_qod existed knows its last engine's. */
+const KNOWN_QODS = sql`(case when findings.engine_qod = '{}'::jsonb then jsonb_build_object(findings.engine, findings.qod) else findings.engine_qod end)`;
+
+/** The highest QoD another engine gave the row (null when none did). */
+const OTHERS_QOD = sql`(select max(q.value::int) from jsonb_each_text(${KNOWN_QODS} - excluded.engine) q)`;
+
+/**
+ * Whether the new report describes the finding: it is at least as sure as every other engine's.
+ * So a version match (QoD 30) does not overwrite the threat and name of a CVE a template proved
+ * (95), while an engine's own later report, surer or not, replaces its earlier one.
+ */
+const LEADS = sql`(excluded.qod >= coalesce(${OTHERS_QOD}, 0))`;
+
 /** Inserts or refreshes findings in one statement; returns the ids of the rows it touched. */
 export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]): Promise<number[]> {
   if (rows.length === 0) return [];
@@ -18,8 +34,19 @@ export async function upsertFindings(db: Db, rows: Insertable<FindingsTable>[]):
     .values(rows)
     .onConflict((oc) =>
       oc.columns(['user_id', 'fingerprint']).doUpdateSet({
-        // Descriptive fields follow the latest report (FINDING_FIELDS says which).
-        ...Object.fromEntries(REFRESHED_COLUMNS.map((column) => [column, sql`excluded.${sql.ref(column)}`])),
+        // Descriptive fields (FINDING_FIELDS says which) follow the surest engine's latest report.
+        ...Object.fromEntries(
+          REFRESHED_COLUMNS.filter((column) => !OWN_COLUMNS.has(column)).map((column) => [
+            column,
+            sql`case when ${LEADS} then excluded.${sql.ref(column)} else findings.${sql.ref(column)} end`,
+          ]),
+        ),
+        evidence: sql`excluded.evidence`,
+        // The row is as sure as its surest engine.
+        qod: sql`greatest(excluded.qod, coalesce(${OTHERS_QOD}, 0))`,
+        engine_qod: sql`${KNOWN_QODS} || excluded.engine_qod`,
+        kev: sql`excluded.kev`,
+        epss: sql`excluded.epss`,
         // A report without a web location (Rampart's version match of a CVE a template proved at a
         // URL: one identity, finding-identity.ts) keeps the location known.
         ...Object.fromEntries(WEB_LOCATION_COLUMNS.map((column) => [column, sql`coalesce(excluded.${sql.ref(column)}, findings.${sql.ref(column)})`])),

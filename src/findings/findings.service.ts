@@ -11,6 +11,7 @@ import { boundFinding } from '../shared/evidence.js';
 import type { Db } from '../db/database.js';
 import type { FindingsTable, Lifecycle } from '../db/schema.js';
 import type { Finding } from '../engines/engine.js';
+import { QOD } from '../shared/finding.js';
 import { judgeRun, markSeen, upsertFindings } from './findings.queries.js';
 import { fingerprintOf } from './finding-identity.js';
 import { STORED_FIELDS } from './finding-fields.js';
@@ -54,6 +55,7 @@ function toRow(ctx: FindingContext, reported: Finding): Insertable<FindingsTable
     engine: ctx.engine,
     engines: [ctx.engine],
     engine_evidence: JSON.stringify({ [ctx.engine]: f.evidence }),
+    engine_qod: JSON.stringify({ [ctx.engine]: f.qod ?? QOD.confirmed }),
   };
 }
 

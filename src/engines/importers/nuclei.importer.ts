@@ -1,19 +1,18 @@
 /**
  * nuclei results: JSON Lines (`-jsonl`) and JSON arrays (`-je`), of current and older releases
  * (`template-id`/`matched-at` and the older `templateID`/`matched`/`matcher_name`). One finding
- * per result; the rule id is `template-id[:matcher-name]`, so two matchers of one template are two
- * findings. nuclei writes no version into its output, so the engine is named `nuclei` with the
+ * per result; rule id and QoD as the built-in engine gives them (nuclei-info.ts `nucleiRuleId`,
+ * `nucleiQod`: the QoD from the template in `template-encoded` when the result carries it). nuclei writes no version into its output, so the engine is named `nuclei` with the
  * version `unknown`.
  */
 import type { EngineEvent, Finding } from '../engine.js';
-import { QOD } from '../engine.js';
 import { readJson } from './json-reader.js';
-import { findingFieldsOfNucleiInfo, nucleiEvidence } from './nuclei-info.js';
+import { findingFieldsOfNucleiInfo, matcherDslOfEncodedTemplate, nucleiEvidence, nucleiQod, nucleiRuleId } from './nuclei-info.js';
 import { finding, invalidFile, numberOf, portOf, protocolOf, type ImportedResults, type ImportSource } from './importer.js';
 
 type Obj = Record<string, unknown>;
 
-const USED = new Set(['template-id', 'templateID', 'template', 'template-path', 'template-url', 'info', 'matcher-name', 'matcher_name', 'matched-at', 'matched', 'host', 'ip', 'port', 'url', 'extracted-results', 'extracted_results', 'type', 'timestamp', 'matcher-status', 'path', 'scheme', 'request', 'response', 'curl-command']);
+const USED = new Set(['template-id', 'templateID', 'template', 'template-path', 'template-url', 'template-encoded', 'info', 'matcher-name', 'matcher_name', 'matched-at', 'matched', 'host', 'ip', 'port', 'url', 'extracted-results', 'extracted_results', 'type', 'timestamp', 'matcher-status', 'path', 'scheme', 'request', 'response', 'curl-command']);
 const USED_INFO = new Set(['name', 'severity', 'description', 'reference', 'remediation', 'classification']);
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
@@ -54,6 +53,7 @@ export function nucleiFinding(r: Obj): Finding {
   const cls = (info.classification && typeof info.classification === 'object' ? info.classification : {}) as Obj;
   const templateId = str(r['template-id'] ?? r.templateID) || 'unknown-template';
   const matcher = str(r['matcher-name'] ?? r.matcher_name);
+  const extractor = str(r['extractor-name'] ?? r.extractor_name);
   const { fields, other: classified } = findingFieldsOfNucleiInfo({
     templateId,
     name: str(info.name),
@@ -75,10 +75,9 @@ export function nucleiFinding(r: Obj): Finding {
   for (const k of ['type', 'template-path', 'template-url', 'timestamp']) if (r[k] !== undefined) other.push([k, str(r[k])]);
   return finding({
     ...locationOf(r),
-    ruleId: matcher ? `${templateId}:${matcher}` : templateId,
+    ruleId: nucleiRuleId(templateId, matcher || extractor),
     ...fields,
-    // A template matched what the target answered: a test, not a version inference.
-    qod: QOD.confirmed,
+    qod: nucleiQod(matcherDslOfEncodedTemplate(str(r['template-encoded']))),
     evidence: nucleiEvidence({
       matchedAt: str(r['matched-at'] ?? r.matched) || str(r.host),
       matcher,

@@ -2,29 +2,25 @@
  * The finding of one template match (execute/contract.ts TemplateMatch): the template's `info`
  * mapped as the nuclei importer maps it (importers/nuclei-info.ts), at the service it matched.
  *
- * - Rule id `nuclei:<template-id>`, with `:<matcher-name>` (or `:<extractor-name>`) when the match
- *   names one, as nuclei's own output and the importer do: one template's named matchers (a
- *   technology detector's `nginx`, `php`) are distinct findings, not one overwritten by the next.
- * - QoD: a match proves what the service answered (`QOD.confirmed`), except a template whose
- *   matchers decide by comparing a version (`compare_versions`): that is the inference from a
- *   version that Rampart's own CVE matching reports at `QOD.version`.
+ * - Rule id and QoD as every nuclei result gets them (importers/nuclei-info.ts `nucleiRuleId`,
+ *   `nucleiQod`), so a template run here, by the nuclei binary or uploaded is one finding: the
+ *   template id, with `:<matcher-name>` (or `:<extractor-name>`) when the match names one (a
+ *   technology detector's `nginx`, `php` are distinct findings); QoD 80 when a matcher compares
+ *   versions, else 95. No `method` (nuclei's results have none), so the web location is the same.
  */
-import { QOD, type Finding } from '../engine.js';
-import { findingFieldsOfNucleiInfo, nucleiEvidence } from '../importers/nuclei-info.js';
+import type { Finding } from '../engine.js';
+import { findingFieldsOfNucleiInfo, nucleiEvidence, nucleiQod, nucleiRuleId } from '../importers/nuclei-info.js';
 import type { ServiceTarget, TemplateMatch } from './execute/contract.js';
 import type { Template } from './templates/template.types.js';
 
-/** The prefix of every rule id this engine reports. */
-export const NUCLEI_RULE_PREFIX = 'nuclei:';
+const qods = new WeakMap<Template, number>();
 
-const versionOnly = new WeakMap<Template, boolean>();
-
-/** Whether the template's verdict rests on comparing versions (a `compare_versions` DSL matcher). */
-export function decidesByVersion(t: Template): boolean {
-  let known = versionOnly.get(t);
+/** The QoD of the template's matches (`nucleiQod` of its matchers' DSL), computed once per template. */
+function qodOf(t: Template): number {
+  let known = qods.get(t);
   if (known === undefined) {
-    known = [...t.http, ...t.tcp, ...t.ssl, ...t.dns].some((block) => block.matchers.some((m) => m.dsl.some((d) => /\bcompare_?versions\s*\(/i.test(d))));
-    versionOnly.set(t, known);
+    known = nucleiQod([...t.http, ...t.tcp, ...t.ssl, ...t.dns].flatMap((block) => block.matchers.flatMap((m) => m.dsl)));
+    qods.set(t, known);
   }
   return known;
 }
@@ -60,11 +56,13 @@ export function findingOfMatch(template: Template, service: ServiceTarget, match
     protocol: 'tcp',
     service: serviceName(match, service),
     url: match.protocol === 'http' ? match.matchedAt : null,
-    method: match.protocol === 'http' ? (match.method ?? 'GET') : null,
+    // nuclei's results name no method: none here either, or a web finding's identity would differ
+    // from the imported one's (the request, method included, is in the evidence).
+    method: null,
     parameter: null,
-    ruleId: `${NUCLEI_RULE_PREFIX}${template.id}${label ? `:${label}` : ''}`,
+    ruleId: nucleiRuleId(template.id, label),
     ...fields,
-    qod: decidesByVersion(template) ? QOD.version : QOD.confirmed,
+    qod: qodOf(template),
     evidence: nucleiEvidence({
       matchedAt: match.matchedAt,
       ...(match.matcherName ? { matcher: match.matcherName } : {}),

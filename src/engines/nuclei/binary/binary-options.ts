@@ -61,7 +61,7 @@ export function buildNucleiArgs(job: EngineJob, places: RunPlaces): string[] {
   const timeoutSeconds = Math.max(1, Math.ceil(caps.readTimeoutMs / 1000));
   const tags = options.tags ?? [];
   const excluded = [...DEFAULT_EXCLUDED_TAGS.filter((tag) => !tags.includes(tag)), ...(options.exclude_tags ?? [])];
-  const args = ['-jsonl', '-silent', '-nc', '-duc', '-ni', '-ot', '-stats', '-sj', '-si', '5', '-mp', String(places.metricsPort)];
+  const args = ['-jsonl', '-silent', '-nc', '-duc', '-ni', '-stats', '-sj', '-si', '5', '-mp', String(places.metricsPort)];
   args.push('-l', places.targetsFile, '-proxy', places.proxyUrl);
   if (places.templatesDir) args.push('-t', places.templatesDir);
   if (tags.length > 0) args.push('-tags', tags.join(','));
