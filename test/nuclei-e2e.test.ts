@@ -147,6 +147,12 @@ test(`Nuclei scans are refused while no templates directory is configured, and a
   await fs.writeFile(path.join(empty, 'probe.yaml'), 'id: probe\ninfo:\n  name: probe\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: status\n        status: [200]\n');
   assert.equal((await post('http://127.0.0.1:8080/app/')).statusCode, 200);
   assert.equal((await post('127.0.0.1:8080')).statusCode, 200, 'host:port is a Nuclei target');
+  // A union of literals says its values, not the option's description.
+  const options = (engine_options: unknown) => set.app.inject({ method: 'POST', url: '/api/new-scan', headers: other.auth, payload: { ...SCAN, scan_target: '127.0.0.1', engine_options } });
+  const badSeverity = await options({ severities: ['high', 'urgent'] });
+  assert.equal(badSeverity.statusCode, 422, badSeverity.body);
+  assert.deepEqual(badSeverity.json().errors['engine_options.severities'], ["The engine_options.severities field's items must be one of: info, low, medium, high, critical, unknown."]);
+  assert.deepEqual((await options({ severities: [] })).json().errors['engine_options.severities'], ['The engine_options.severities field must have at least 1 item.']);
   const badPort = await post('127.0.0.1:65536');
   assert.equal(badPort.statusCode, 422);
   assert.match(badPort.json().errors.scan_target[0], /"127\.0\.0\.1:65536" has an invalid port; ports are 1 to 65535\./);
