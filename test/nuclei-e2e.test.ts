@@ -147,6 +147,9 @@ test(`Nuclei scans are refused while no templates directory is configured, and a
   await fs.writeFile(path.join(empty, 'probe.yaml'), 'id: probe\ninfo:\n  name: probe\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: status\n        status: [200]\n');
   assert.equal((await post('http://127.0.0.1:8080/app/')).statusCode, 200);
   assert.equal((await post('127.0.0.1:8080')).statusCode, 200, 'host:port is a Nuclei target');
+  const guarded = await post('10.1.2.3:80');
+  assert.equal(guarded.statusCode, 422, 'the address guard judges the host of a host:port');
+  assert.match(guarded.json().errors.scan_target[0], /^The target 10\.1\.2\.3:80 is a private address; managed scans cannot reach it/);
   // A union of literals says its values, not the option's description.
   const options = (engine_options: unknown) => set.app.inject({ method: 'POST', url: '/api/new-scan', headers: other.auth, payload: { ...SCAN, scan_target: '127.0.0.1', engine_options } });
   const badSeverity = await options({ severities: ['high', 'urgent'] });
