@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
+import { Type } from 'typebox';
 import type { EngineJob, Finding } from '../src/engines/engine.js';
 import { startBackground } from '../src/runs/background.js';
 import type { ScanType } from '../src/shared/scan-types.js';
@@ -67,6 +68,25 @@ test(`engine options are checked against the engine's own schema, within the dep
   assert.deepEqual((await show()).engine_options, { ports: 'all' }, 'an update replaces the options whole');
   const plain = (await post(ctx, user.auth, {})).json().uuid;
   assert.deepEqual((await ctx.app.inject({ method: 'GET', url: `/api/scans/${plain}`, headers: user.auth })).json().data.engine_options, {});
+});
+
+test(`an option of literal values is refused naming them, whether a union, an enum or a const (${STORE_KIND})`, async (t) => {
+  const schema = Type.Object(
+    {
+      mode: Type.Optional(Type.Union([Type.Literal('fast'), Type.Literal('full'), Type.Literal(3)], { description: 'How deep to go' })),
+      level: Type.Optional(Type.Enum(['low', 'high'], { description: 'The level' })),
+      fixed: Type.Optional(Type.Literal('yes', { description: 'Always yes' })),
+    },
+    { additionalProperties: false },
+  );
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8' }, engines: { ZAP: scriptedEngine('zap', { next: { findings: [] } }, schema) } });
+  const user = await signUp(ctx, { role: 'basic' });
+  const errors = async (engine_options: unknown) => (await post(ctx, user.auth, { scan_type: 'ZAP', scan_target: 'https://127.0.0.1/', engine_options })).json().errors;
+  assert.deepEqual(await errors({ mode: 'slow', level: 'mid', fixed: 'no' }), {
+    'engine_options.mode': ['The engine_options.mode field must be one of: fast, full, 3.'],
+    'engine_options.level': ['The engine_options.level field must be one of: low, high.'],
+    'engine_options.fixed': ['The engine_options.fixed field must be one of: yes.'],
+  });
 });
 
 test(`the options reach the engine's job; the identity it reports is on the run and in the reports (${STORE_KIND})`, async (t) => {

@@ -83,6 +83,7 @@ test('the binary runs with the selection, limits and proxy flags; its results be
   const templatesDir = await tempDir(t);
   const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir, caps: CAPS });
   const job = makeJob({
+    targets: [{ kind: 'url', value: 'http://127.0.0.1:8080/app' }, { kind: 'ip', value: '127.0.0.2' }, { kind: 'service', value: '127.0.0.1:9443' }, { kind: 'service', value: '[::1]:22' }],
     options: { tags: ['cve', 'intrusive'], exclude_tags: ['wordpress'], severities: ['high', 'critical'], template_ids: ['CVE-2021-*'], exclude_template_ids: ['CVE-2021-1'], rate_per_second: 40, concurrency: 5 },
     limits: { connectTimeoutMs: 2000, readTimeoutMs: 7500, maxConcurrency: 4, ratePerSecond: 30 },
   });
@@ -90,7 +91,7 @@ test('the binary runs with the selection, limits and proxy flags; its results be
 
   assert.deepEqual(events[0], { type: 'engine', name: 'nuclei', version: '3.4.10', detail: `binary ${fake.bin}, templates ${templatesDir}` });
   const { argv, targets } = fake.recorded();
-  assert.equal(targets, 'http://127.0.0.1:8080/app\n127.0.0.2\n');
+  assert.equal(targets, 'http://127.0.0.1:8080/app\n127.0.0.2\n127.0.0.1:9443\n[::1]:22\n', 'host:port as nuclei takes it');
   for (const f of ['-jsonl', '-silent', '-nc', '-duc', '-ni', '-stats', '-sj']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
   assert.equal(flag(argv, '-si'), '5');
   assert.match(flag(argv, '-mp') ?? '', /^\d+$/);
@@ -161,7 +162,7 @@ test('cancelling the job ends nuclei and its whole process group, and the run st
 test('targets the guard refuses (wholly or by one address or range part) stop the run before nuclei starts', { skip }, async (t) => {
   const fake = await fakeNuclei(t, 'ok');
   const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS });
-  for (const target of [{ kind: 'ip', value: '10.1.2.3' }, { kind: 'url', value: 'http://[::ffff:169.254.169.254]/' }, { kind: 'cidr', value: '10.0.0.0/30' }] as const) {
+  for (const target of [{ kind: 'ip', value: '10.1.2.3' }, { kind: 'url', value: 'http://[::ffff:169.254.169.254]/' }, { kind: 'cidr', value: '10.0.0.0/30' }, { kind: 'service', value: '10.1.2.3:22' }] as const) {
     await assert.rejects(
       collect(engine.run(makeJob({ targets: [{ kind: 'ip', value: '127.0.0.1' }, target] }))),
       (error: unknown) => error instanceof EngineError && error.kind === 'network-permanent' && /nuclei binary was not started/.test(error.message),

@@ -146,9 +146,47 @@ test(`Nuclei scans are refused while no templates directory is configured, and a
   // A template appears (as `rampart templates sync` would write it): no restart needed.
   await fs.writeFile(path.join(empty, 'probe.yaml'), 'id: probe\ninfo:\n  name: probe\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: status\n        status: [200]\n');
   assert.equal((await post('http://127.0.0.1:8080/app/')).statusCode, 200);
-  const portOnly = await post('127.0.0.1:8080');
-  assert.equal(portOnly.statusCode, 422);
-  assert.match(portOnly.json().errors.scan_target[0], /give a URL \(http:\/\/127\.0\.0\.1:8080\/ or https:\/\/127\.0\.0\.1:8080\/\)/);
+  assert.equal((await post('127.0.0.1:8080')).statusCode, 200, 'host:port is a Nuclei target');
+  const guarded = await post('10.1.2.3:80');
+  assert.equal(guarded.statusCode, 422, 'the address guard judges the host of a host:port');
+  assert.match(guarded.json().errors.scan_target[0], /^The target 10\.1\.2\.3:80 is a private address; managed scans cannot reach it/);
+  // A union of literals says its values, not the option's description.
+  const options = (engine_options: unknown) => set.app.inject({ method: 'POST', url: '/api/new-scan', headers: other.auth, payload: { ...SCAN, scan_target: '127.0.0.1', engine_options } });
+  const badSeverity = await options({ severities: ['high', 'urgent'] });
+  assert.equal(badSeverity.statusCode, 422, badSeverity.body);
+  assert.deepEqual(badSeverity.json().errors['engine_options.severities'], ["The engine_options.severities field's items must be one of: info, low, medium, high, critical, unknown."]);
+  assert.deepEqual((await options({ severities: [] })).json().errors['engine_options.severities'], ['The engine_options.severities field must have at least 1 item.']);
+  const badPort = await post('127.0.0.1:65536');
+  assert.equal(badPort.statusCode, 422);
+  assert.match(badPort.json().errors.scan_target[0], /"127\.0\.0\.1:65536" has an invalid port; ports are 1 to 65535\./);
+});
+
+test(`a Nuclei scan of host:port detects that service's protocol and runs the templates there only (${STORE_KIND})`, { skip: NO_TEMPLATES, timeout: 120_000 }, async (t) => {
+  const vulnerable = await listen(t, vicidial(true));
+  const other = await listen(t, vicidial(true));
+  const dir = await templatesDir(t, USED);
+  const ctx = await buildTestApp(t, {
+    env: {
+      RAMPART_ALLOW_TARGETS: '127.0.0.0/8',
+      // The deployment's port list names neither server: the target's own port is what is scanned.
+      RAMPART_SCAN_PORTS: String(other === 1 ? 2 : 1),
+      RAMPART_CONNECT_TIMEOUT_MS: '1000',
+      RAMPART_READ_TIMEOUT_MS: '2000',
+      RAMPART_WORKER_POLL_MS: '50',
+      RAMPART_NUCLEI_TEMPLATES: dir,
+      RAMPART_RATE_LIMITS: 'pro=100000',
+    },
+  });
+  const user = await signUp(ctx, { role: 'pro' });
+  const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log: silent, worker: true, scheduler: false });
+  t.after(() => background.stop());
+
+  const { run } = await runScan(ctx, user.auth, `127.0.0.1:${vulnerable}`);
+  assert.equal(run.outcome, 'succeeded', run.error);
+  const findings = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
+  assert.deepEqual(findings.map((f) => `${f.rule_id} ${f.port} ${f.service} ${f.url}`), [`nuclei:CVE-2021-28854 ${vulnerable} http http://127.0.0.1:${vulnerable}/agc/vicidial_mysqli_errors.txt`], 'the named service only, found to speak HTTP');
+  const targets = (await ctx.app.inject({ method: 'GET', url: '/api/targets', headers: user.auth })).json();
+  assert.match(JSON.stringify(targets), /"127\.0\.0\.1"/, 'the Target resource is the host');
 });
 
 /** Apache 2.4.49 with the path traversal of CVE-2021-41773 open: /etc/passwd through /icons/. */

@@ -17,6 +17,8 @@ import { createNucleiEngine, type NucleiEngineSettings } from '../src/engines/nu
 import { importNuclei, nucleiFinding } from '../src/engines/importers/nuclei.importer.js';
 import { fingerprintOf } from '../src/findings/finding-identity.js';
 import type { DiscoveryEvent } from '../src/engines/nuclei/services.js';
+import { createRampartDiscovery } from '../src/engines/nuclei-discovery.js';
+import { UNCAPPED } from '../src/engines/rampart/options.js';
 import { tempDir } from './helpers/app.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 import { closedPort, startTcpServer } from './helpers/servers.js';
@@ -232,6 +234,25 @@ describe('nuclei engine', () => {
     assert.equal(web.paths.length, 1, 'the http template ran on the web service only');
     const percents = events.flatMap((e) => (e.type === 'progress' ? [e.percent] : []));
     assert.deepEqual(percents.slice(0, 2), [10, 20], 'discovery takes the first fifth of the progress');
+  });
+
+  it('host:port targets are discovered on their own ports only: tcp templates on a plain service, http ones on a web service', async (t) => {
+    const web = await serve(t, (_req, res) => res.writeHead(200).end('vulnerable-marker'));
+    const banner = await startTcpServer(t, { banner: () => '220 Microsoft FTP Service\r\n' });
+    // No declared port: the template runs on every non-HTTP service.
+    const tcpTemplate = [
+      'id: tcp-any', 'info:', '  name: tcp', '  severity: info', 'tcp:', '  - inputs:', '      - data: "\\n"', '    host:', '      - "{{Hostname}}"',
+      '    matchers:', '      - type: word', '        words:', '          - "Microsoft FTP Service"', '',
+    ].join('\n');
+    const dir = await writeTemplates(t, { 'web.yaml': httpTemplate('web-one'), 'tcp.yaml': tcpTemplate });
+    const real = createRampartDiscovery(UNCAPPED);
+    const seen: EngineJob['ports'][] = [];
+    const discover = (job: EngineJob) => (seen.push(job.ports), real(job));
+    const targets = [{ kind: 'service', value: `127.0.0.1:${banner.port}` }, { kind: 'service', value: `127.0.0.1:${web.port}` }] as const;
+    const events = await collect(engineFor(dir, { discover }).run(jobOf([...targets])));
+    assert.deepEqual(seen, [[banner.port, web.port]], 'one discovery run on the host, on the named ports only');
+    const found = findingsOf(events).map((f) => `${f.ruleId} ${f.port} ${f.service}`).sort();
+    assert.deepEqual(found, [`nuclei:tcp-any ${banner.port} tcp`, `nuclei:web-one:marker ${web.port} http`].sort());
   });
 
   it('skips a host after consecutive network errors, saying so once', async (t) => {

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
 import { test, type TestContext } from 'node:test';
-import type { EngineEvent, EngineJob } from '../src/engines/engine.js';
+import { EngineError, type EngineEvent, type EngineJob } from '../src/engines/engine.js';
 import { SocketBudget } from '../src/engines/rampart/budget.js';
 import { LoopLoad } from '../src/engines/rampart/loop-load.js';
 import { connectTcp, connectTimed } from '../src/engines/rampart/port-scan.js';
@@ -174,6 +174,13 @@ test('a probe is timed from when its connect left, not from when it was queued b
   // Timed from the queueing, the round trip would hold the whole stall; a loopback connect takes
   // milliseconds, so the stall is long enough that no loaded machine gets near it.
   assert.ok(rttMs < STALL_MS, `round trip ${rttMs} ms`);
+});
+
+test('a host:port target (Nuclei scans only) is a config error for the Rampart engine', async () => {
+  await assert.rejects(
+    planTargets([{ kind: 'service', value: '127.0.0.1:8080' }], { resolveHost: async () => [], timeoutMs: 1000, signal: new AbortController().signal }),
+    (error: unknown) => error instanceof EngineError && error.kind === 'config' && /"127\.0\.0\.1:8080" names a port/.test(error.message),
+  );
 });
 
 test('a loop stall during the port scan lowers the probes in flight and is noted', async (t) => {

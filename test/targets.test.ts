@@ -109,12 +109,11 @@ describe('network scan targets (Rampart, OpenVas, Nuclei)', () => {
     assert.match(parseErrors('https://example.com', 'OpenVas')[0] ?? '', /for a OpenVas scan/);
   });
 
-  test('Nuclei scans take http(s) URLs beside hosts; a bare port is refused with the URL to write', () => {
+  test('Nuclei scans take http(s) URLs beside hosts', () => {
     const parsed = parseScanTargets('https://Example.com/app/ 10.0.0.1', 'Nuclei', { maxAddresses: 10 });
     assert.ok(parsed.ok);
     assert.deepEqual(parsed.value.targets, [{ kind: 'url', value: 'https://example.com/app/' }, { kind: 'ip', value: '10.0.0.1' }]);
     assert.match(parseErrors('ftp://example.com/', 'Nuclei')[0] ?? '', /uses the ftp scheme; Nuclei scans take only http:\/\/ and https:\/\/ URLs/);
-    assert.match(parseErrors('example.com:8080', 'Nuclei')[0] ?? '', /give a URL \(http:\/\/example\.com:8080\/ or https:\/\/example\.com:8080\/\)/);
   });
 
   test('a very long item is cut short in its message', () => {
@@ -122,6 +121,63 @@ describe('network scan targets (Rampart, OpenVas, Nuclei)', () => {
     assert.ok(error.length < 250, error);
     assert.match(error, /^"a{77}\.\.\." is not a valid hostname/);
   });
+});
+
+describe('Nuclei host:port targets', () => {
+  const accepted: [string, string][] = [
+    ['example.com:8080', 'example.com:8080'],
+    ['Example.COM.:443', 'example.com:443'],
+    ['localhost:1', 'localhost:1'],
+    ['10.0.0.1:22', '10.0.0.1:22'],
+    ['10.0.0.1:65535', '10.0.0.1:65535'],
+    ['10.0.0.1:0080', '10.0.0.1:80'],
+    ['[::1]:443', '[::1]:443'],
+    ['[2001:DB8:0:0:0:0:0:1]:8443', '[2001:db8::1]:8443'],
+  ];
+  for (const [input, value] of accepted) {
+    test(`${input} is the service ${value}, its host the address guard's`, () => {
+      const parsed = parseOk(input, 'Nuclei');
+      assert.deepEqual(parsed, { targets: [{ kind: 'service', value }], addressCount: 1n });
+      assert.equal(hostOf({ kind: 'service', value }), value.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'));
+    });
+  }
+
+  test('spellings of one service collapse; the same host on another port is another service', () => {
+    const parsed = parseOk('EXAMPLE.com:80 example.com.:80 example.com:81 example.com', 'Nuclei');
+    assert.deepEqual(parsed.targets.map((t) => `${t.kind} ${t.value}`), ['service example.com:80', 'service example.com:81', 'hostname example.com']);
+  });
+
+  const rejected: [string, RegExp][] = [
+    ['10.0.0.1:0', /^"10\.0\.0\.1:0" has an invalid port; ports are 1 to 65535\.$/],
+    ['example.com:65536', /^"example\.com:65536" has an invalid port; ports are 1 to 65535\.$/],
+    ['example.com:999999', /has an invalid port/],
+    ['[::1]:', /^"\[::1\]:" has an invalid port/],
+    ['[::1]:0', /has an invalid port/],
+    ['[10.0.0.1]:80', /only IPv6 addresses go in brackets/],
+    ['[fe80::1%eth0]:80', /has an IPv6 zone id \(%eth0\)/],
+    ['256.1.1.1:80', /^"256\.1\.1\.1" is not a valid IPv4 address\.$/],
+    ['intranet:80', /^"intranet" is not a valid hostname/],
+    ['[::1]', /write IPv6 addresses without brackets/],
+    ['example.com:http', /is not a valid IP address, CIDR range or hostname/],
+  ];
+  for (const [input, message] of rejected) {
+    test(`Nuclei rejects ${input}`, () => {
+      const errors = parseErrors(input, 'Nuclei');
+      assert.equal(errors.length, 1);
+      assert.match(errors[0] ?? '', message);
+    });
+  }
+
+  for (const scanType of ['Rampart', 'OpenVas'] as ScanType[]) {
+    test(`${scanType} scans still refuse host:port with their message`, () => {
+      assert.match(parseErrors('example.com:8080', scanType)[0] ?? '', /^"example\.com:8080" includes a port; give the host alone \(ports are a separate scan option\)\.$/);
+      assert.match(parseErrors('[::1]:443', scanType)[0] ?? '', /^"\[::1\]:443" includes a port; give the address alone, without brackets/);
+    });
+  }
+  test('ZAP scans still want a URL', () => {
+    assert.match(parseErrors('example.com:8080', 'ZAP')[0] ?? '', /has no scheme; ZAP scans need a full URL/);
+  });
+
 });
 
 describe('ZAP scan targets', () => {

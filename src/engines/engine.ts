@@ -34,7 +34,9 @@ export type JobTarget =
   | { kind: 'ip'; value: string }
   | { kind: 'cidr'; value: string }
   | { kind: 'hostname'; value: string }
-  | { kind: 'url'; value: string };
+  | { kind: 'url'; value: string }
+  /** One TCP service, `host:port` (IPv6 as `[addr]:port`); Nuclei scans only. */
+  | { kind: 'service'; value: string };
 
 export interface EngineLimits {
   /** TCP connect / read timeout per probe, in milliseconds. */

@@ -17,6 +17,7 @@ import { FINDINGS_BATCH, judgeRunFindings, recordFindings, type FindingContext }
 import { ensureTargets, recordHostStates } from '../targets/targets.service.js';
 import { queueRunEndNotices } from './run-end.js';
 import { finishRun, recordProgress } from '../scans/runs.service.js';
+import { hostOf } from '../scans/targets.js';
 
 /** Notes kept per run: enough to explain a run, never a flood. */
 export const MAX_NOTES = 20;
@@ -69,7 +70,7 @@ class LeaseLost extends Error {}
 
 /** The host names a scan's targets name (ranges name none: their hosts count when they answer). */
 function namedHosts(scan: Scan): string[] {
-  return (scan.targets as JobTarget[]).filter((t) => t.kind !== 'cidr').map((t) => (t.kind === 'url' ? new URL(t.value).hostname : t.value));
+  return (scan.targets as JobTarget[]).filter((t) => t.kind !== 'cidr').map(hostOf);
 }
 
 /** Starts recording `run` of `scan`: makes sure its named targets exist, then takes events. */

@@ -22,9 +22,26 @@ function describe(schema: TSchema, key: string): string | undefined {
   return property?.description;
 }
 
+/** The subschema a validation error's `schemaPath` (`#/properties/a/items`) points at. */
+function schemaAt(schema: TSchema, pointer: string): unknown {
+  const parts = pointer.replace(/^#\/?/, '').split('/').filter((part) => part !== '');
+  return parts.reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], schema);
+}
+
+/** The values a schema of literals allows (a const, an enum, or a union of those); undefined for any other schema. */
+function literalsOf(schema: unknown): unknown[] | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const s = schema as { const?: unknown; enum?: unknown; anyOf?: unknown };
+  if ('const' in s) return [s.const];
+  if (Array.isArray(s.enum)) return s.enum;
+  if (!Array.isArray(s.anyOf)) return undefined;
+  const parts = s.anyOf.map(literalsOf);
+  return parts.every((part) => part !== undefined) ? parts.flat() : undefined;
+}
+
 /** One message per option, the way the rest of the API words them. */
 function checkOptions(schema: TSchema, options: Record<string, unknown>, engineName: string, errors: FieldErrors): void {
-  const byOption = new Map<string, { keyword: string; params: Record<string, unknown> }[]>();
+  const byOption = new Map<string, { keyword: string; params: Record<string, unknown>; schemaPath: string; instancePath: string }[]>();
   for (const error of Value.Errors(schema, options)) {
     const params = error.params as Record<string, unknown>;
     if (error.keyword === 'additionalProperties') {
@@ -33,7 +50,7 @@ function checkOptions(schema: TSchema, options: Record<string, unknown>, engineN
     }
     const key = error.instancePath.split('/')[1];
     if (!key || error.keyword === 'boolean') continue;
-    byOption.set(key, [...(byOption.get(key) ?? []), { keyword: error.keyword, params }]);
+    byOption.set(key, [...(byOption.get(key) ?? []), { keyword: error.keyword, params, schemaPath: error.schemaPath, instancePath: error.instancePath }]);
   }
   for (const [key, found] of byOption) {
     const field = `${FIELD}.${key}`;
@@ -49,7 +66,20 @@ function checkOptions(schema: TSchema, options: Record<string, unknown>, engineN
       case 'maximum':
         add(errors, field, `The ${field} field must not be greater than ${limit} (this deployment's limit).`);
         break;
+      case 'minItems':
+        add(errors, field, `The ${field} field must have at least ${limit} item${limit === '1' ? '' : 's'}.`);
+        break;
+      case 'maxItems':
+        add(errors, field, `The ${field} field must not have more than ${limit} items.`);
+        break;
       default: {
+        // A union of literals (or an enum, or a const) says its values; an item's error names the items.
+        const allowed = literalsOf(schemaAt(schema, first.schemaPath));
+        if (allowed) {
+          const subject = first.instancePath === `/${key}` ? `The ${field} field` : `The ${field} field's items`;
+          add(errors, field, `${subject} must be one of: ${allowed.map((value) => String(value)).join(', ')}.`);
+          break;
+        }
         const description = describe(schema, key);
         add(errors, field, description ? `The ${field} field must be ${description}.` : `The ${field} field is invalid.`);
       }

@@ -1,9 +1,10 @@
 /**
  * Parsing of a scan's `scan_target` text into normalised targets.
  *
- * Network scans (Rampart, OpenVas, Nuclei) take IP addresses, CIDR ranges and hostnames, never a
- * bare port (ports are a separate scan option); ZAP takes http(s) URLs only; Nuclei takes http(s)
- * URLs too (the web service there is scanned directly, its path kept as the templates' base). Targets are
+ * Network scans (Rampart, OpenVas, Nuclei) take IP addresses, CIDR ranges and hostnames; Rampart and
+ * OpenVas never a port (ports are a separate scan option); ZAP takes http(s) URLs only; Nuclei takes http(s)
+ * URLs too (the web service there is scanned directly, its path kept as the templates' base) and
+ * `host:port` services (`[ipv6]:port`), whose protocol the scan detects. Targets are
  * normalised so that spellings of the same target collapse into one: IPv6 in RFC 5952 form, CIDRs
  * with host bits cleared, hostnames lowercased without the trailing dot, URLs as WHATWG `href`.
  * Whether a target may be contacted is not decided here: that is the address guard's work, after
@@ -13,20 +14,21 @@ import type { JobTarget } from '../engines/engine.js';
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
+import { joinHostPort, splitHostPort } from '../shared/host-port.js';
 
 /** The engines a scan can run on. */
 export type ScanType = 'Rampart' | 'OpenVas' | 'ZAP' | 'Nuclei';
 
 /**
  * One normalised target: exactly what engines take as a job target, so a scan's stored targets
- * go to the engine unchanged. `url` targets exist for ZAP and Nuclei scans only.
+ * go to the engine unchanged. `url` targets exist for ZAP and Nuclei scans only, `service` ones for Nuclei only.
  */
 export type ParsedTarget = JobTarget;
 
 /** The targets of one scan, deduplicated, with the number of addresses they cover. */
 export interface TargetList {
   targets: ParsedTarget[];
-  /** IPs, hostnames and URLs count 1; a CIDR its size. A bigint, because an IPv6 /64 is huge. */
+  /** IPs, hostnames, services and URLs count 1; a CIDR its size. A bigint, because an IPv6 /64 is huge. */
   addressCount: bigint;
 }
 
@@ -62,12 +64,14 @@ export function parseScanTargets(
   return { ok: true, value: { targets: [...targets.values()].map((t) => t.target), addressCount } };
 }
 
-/** The host part of a target, for the address guard and the Target resource: the IP, the hostname, the URL's hostname (IPv6 without brackets), or for a CIDR its network address. */
+/** The host part of a target, for the address guard and the Target resource: the IP, the hostname, the URL's or service's host (IPv6 without brackets), or for a CIDR its network address. */
 export function hostOf(target: ParsedTarget): string {
   switch (target.kind) {
     case 'ip':
     case 'hostname':
       return target.value;
+    case 'service':
+      return splitHostPort(target.value)?.host ?? target.value;
     case 'cidr':
       return target.value.slice(0, target.value.indexOf('/'));
     case 'url':
@@ -102,6 +106,7 @@ function parseHostItem(item: string, scanType: ScanType): ItemResult {
     return { ok: false, error };
   }
   const bracketed = /^\[([^\]]*)\](:\d*)?$/.exec(item);
+  if (scanType === 'Nuclei' && (bracketed?.[2] || /^[^:/[\]]+:\d+$/.test(item))) return parseServiceItem(item);
   if (bracketed) {
     const error = bracketed[2]
       ? `${quote(item)} includes a port; give the address alone, without brackets (ports are a separate scan option).`
@@ -109,11 +114,29 @@ function parseHostItem(item: string, scanType: ScanType): ItemResult {
     return { ok: false, error };
   }
   if (item.includes('/')) return parseCidrItem(item);
-  if (scanType === 'Nuclei' && /^[^:/]+:\d+$/.test(item)) {
-    // A port alone says nothing of the protocol; a URL does, and Nuclei scans take URLs.
-    return { ok: false, error: `${quote(item)} includes a port; for a web service there give a URL (http://${item}/ or https://${item}/), otherwise the host alone (ports are a separate scan option).` };
-  }
   return parseAddressItem(item) ?? parseHostnameItem(item);
+}
+
+/**
+ * A Nuclei `host:port` (`[ipv6]:port`) item: one service, whose protocol the scan's discovery
+ * detects on that port alone. The host is normalised as a host item would be.
+ */
+function parseServiceItem(item: string): ItemResult {
+  const colon = item.lastIndexOf(':');
+  const portText = item.slice(colon + 1);
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (!(port >= 1 && port <= 65535)) return { ok: false, error: `${quote(item)} has an invalid port; ports are 1 to 65535.` };
+  const hostText = item.slice(0, colon);
+  const inBrackets = /^\[(.*)\]$/.exec(hostText)?.[1];
+  if (inBrackets !== undefined) {
+    const zone = describeZoneId(inBrackets);
+    if (zone) return { ok: false, error: zone };
+    if (!isIPv6(inBrackets)) return { ok: false, error: `${quote(item)}: only IPv6 addresses go in brackets, and this is not a valid one.` };
+    return { ok: true, target: { kind: 'service', value: joinHostPort(formatIPv6(inBrackets), port) }, count: 1n };
+  }
+  const host = parseAddressItem(hostText) ?? parseHostnameItem(hostText);
+  if (!host.ok) return host;
+  return { ok: true, target: { kind: 'service', value: joinHostPort(host.target.value, port) }, count: 1n };
 }
 
 /** An IP item, or an error for something address-shaped; undefined when it may be a hostname. */

@@ -3,8 +3,8 @@
  * per worker) against the services of a job, in TypeScript, through the job's egress. Issue 15.
  *
  * A run: load the templates (parse failures are one note, never a failure); select the safe,
- * executable ones for the scan (selection.ts); find the services (URL targets directly, hosts and
- * ranges through the injected discovery, services.ts); run every (template, service) pair through
+ * executable ones for the scan (selection.ts); find the services (URL targets directly, hosts,
+ * ranges and `host:port` targets through the injected discovery, services.ts); run every (template, service) pair through
  * the protocol executors under the run's host gate (host-gate.ts) and response cache
  * (run-templates.ts); report each match as a finding (findings.ts).
  *
@@ -21,7 +21,7 @@ import { createHostGate } from './host-gate.js';
 import { applyNucleiOptions, DEFAULT_MAX_HOST_ERRORS, nucleiOptionsSchema, type NucleiOptionCaps } from './options.js';
 import { runTemplates } from './run-templates.js';
 import { selectTemplates, type ProtocolFamily, type TemplateSelection } from './selection.js';
-import { serviceOfUrl, serviceTarget, type DiscoverServices } from './services.js';
+import { discoveryRuns, serviceOfUrl, serviceTarget, type DiscoverServices } from './services.js';
 import { loadTemplatesCached, type LoadedTemplates } from './templates/load-templates.js';
 
 /** Version recorded on each run; bump it when what the engine finds changes. */
@@ -188,11 +188,14 @@ async function produceEvents(
     throw new EngineError('config', 'This nuclei engine has no service discovery, so it can scan URL targets only.');
   }
   if (discovering && settings.discover) {
-    for await (const event of settings.discover({ ...job, targets: hostTargets, signal })) {
-      if (signal.aborted) return;
-      if (event.type === 'service') services.push(serviceTarget(event.service));
-      else if (event.type === 'progress') await emit({ type: 'progress', percent: Math.floor((event.percent * DISCOVERY_SHARE) / 100) });
-      else await emit(event);
+    const runs = discoveryRuns(job);
+    for (const [index, run] of runs.entries()) {
+      for await (const event of settings.discover({ ...job, ...run, signal })) {
+        if (signal.aborted) return;
+        if (event.type === 'service') services.push(serviceTarget(event.service));
+        else if (event.type === 'progress') await emit({ type: 'progress', percent: Math.floor(((index * 100 + event.percent) * DISCOVERY_SHARE) / (100 * runs.length)) });
+        else await emit(event);
+      }
     }
   }
   if (signal.aborted) return;

@@ -2,13 +2,16 @@
  * Where templates run: the services of a job. A URL target is its HTTP(S) service directly (its
  * path kept as the base path); hosts and CIDR ranges are handed to the injected service discovery
  * (the registry builds it from the Rampart engine's port scan and service detection, since an
- * engine never imports a sibling). Then each template family picks its services:
+ * engine never imports a sibling); a `host:port` target too, on its port alone, so that discovery
+ * says whether it speaks HTTP(S), TLS or neither. Then each template family picks its services:
  * - http: every HTTP(S) service;
  * - tcp: the services on a port the template declares, or every non-HTTP service when it declares none;
  * - ssl: every TLS service;
  * - dns: every host name (never an address), once.
  */
-import type { EngineEvent, EngineJob } from '../engine.js';
+import { isIP } from 'node:net';
+import { EngineError, type EngineEvent, type EngineJob, type JobTarget } from '../engine.js';
+import { splitHostPort } from '../../shared/host-port.js';
 import type { ServiceTarget } from './execute/contract.js';
 import { templatePorts } from './execute/tcp.js';
 import type { ProtocolFamily } from './selection.js';
@@ -30,6 +33,27 @@ export type DiscoveryEvent = { type: 'service'; service: DiscoveredService } | E
 
 /** Finds the services of a job's host and CIDR targets (URL targets never reach it). */
 export type DiscoverServices = (job: EngineJob) => AsyncIterable<DiscoveryEvent>;
+
+/**
+ * The discovery runs of a job's non-URL targets: one for its hosts and ranges on the job's ports,
+ * and one per host named as `host:port`, on the ports so named only.
+ */
+export function discoveryRuns(job: Pick<EngineJob, 'targets' | 'ports'>): Pick<EngineJob, 'targets' | 'ports'>[] {
+  const hosts = job.targets.filter((t) => t.kind !== 'url' && t.kind !== 'service');
+  const runs = hosts.length > 0 ? [{ targets: hosts, ports: job.ports }] : [];
+  const portsOf = new Map<string, number[]>();
+  for (const target of job.targets) {
+    if (target.kind !== 'service') continue;
+    const service = splitHostPort(target.value);
+    if (!service) throw new EngineError('config', `The target "${target.value}" is not a valid host:port.`);
+    portsOf.set(service.host, [...(portsOf.get(service.host) ?? []), service.port]);
+  }
+  for (const [host, ports] of portsOf) {
+    const target: JobTarget = isIP(host) ? { kind: 'ip', value: host } : { kind: 'hostname', value: host };
+    runs.push({ targets: [target], ports });
+  }
+  return runs;
+}
 
 /** The service of a URL target, its host resolved through the egress (so the guard decides). */
 export async function serviceOfUrl(value: string, job: Pick<EngineJob, 'egress'>): Promise<ServiceTarget> {

@@ -165,6 +165,9 @@ function planTarget(target: JobTarget): Planned {
       // WHATWG URL keeps the brackets of an IPv6 literal; the address is what lies inside.
       return nameOrAddress(host.replace(/^\[(.*)\]$/, '$1'), target.value);
     }
+    case 'service':
+      // Only Nuclei scans take host:port; the API never gives one to a Rampart or OpenVas scan.
+      throw new EngineError('config', `The target "${target.value}" names a port; this scan takes hosts, addresses and ranges (its ports are a scan option).`);
   }
 }
 

@@ -6,11 +6,17 @@
  * CIDR range. A refused target fails the run (`network-permanent`) naming it.
  */
 import { resolveAndCheck } from '../../../shared/address-guard.js';
+import { splitHostPort } from '../../../shared/host-port.js';
 import type { EngineJob, JobTarget } from '../../engine.js';
 import { EngineError } from '../../engine.js';
 
-/** The host of a target as nuclei reads it (URL host, name, address or range). */
+/** The host of a target as nuclei reads it (URL or `host:port` host, name, address or range). */
 function hostOf(target: JobTarget): string {
+  if (target.kind === 'service') {
+    const service = splitHostPort(target.value);
+    if (!service) throw new EngineError('config', `The target "${target.value}" is not a valid host:port.`);
+    return service.host;
+  }
   if (target.kind !== 'url') return target.value;
   try {
     return new URL(target.value).hostname.replace(/^\[(.*)\]$/, '$1');
@@ -39,7 +45,7 @@ export async function assertTargetsAllowed(job: EngineJob): Promise<void> {
   }
 }
 
-/** The `-l` file's content: one target a line, as nuclei takes them. */
+/** The `-l` file's content: one target a line, as nuclei takes them (`host:port` and `[ipv6]:port` included). */
 export function targetsFileContent(targets: readonly JobTarget[]): string {
   return `${targets.map((t) => t.value).join('\n')}\n`;
 }
