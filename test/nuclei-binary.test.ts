@@ -25,6 +25,7 @@ import { buildTestApp, signUp, tempDir, type TestApp } from './helpers/app.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 import { SAMPLES_DIR, SAMPLES_SKIP } from './helpers/scan-samples.js';
 import { waitFor } from './helpers/servers.js';
+import { SHARED_DIR } from './helpers/shared.js';
 
 const FAKE = (() => {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -32,18 +33,47 @@ const FAKE = (() => {
   return path.resolve(here, here.includes(`${path.sep}dist${path.sep}`) ? '../../test/fixtures/nuclei' : 'fixtures/nuclei', 'fake-nuclei.js');
 })();
 const REPLAY = path.join(SAMPLES_DIR, 'nuclei', 'many_findings.json');
-const skip = SAMPLES_SKIP;
+const TEMPLATES = path.join(SHARED_DIR, 'third_party', 'nuclei-templates');
+const skip = SAMPLES_SKIP || (existsSync(TEMPLATES) ? false : `the nuclei templates are not in ${TEMPLATES}`);
+
+// Real community templates (../shared/third_party/nuclei-templates), one per rule of the policy.
+/** tech, info: runs by default. */
+const PLAIN = 'http/technologies/eyesofnetwork-detect.yaml';
+/** dos and intrusive: never runs. */
+const DOS = 'http/cves/2019/CVE-2019-15043.yaml';
+/** intrusive: only when named. */
+const INTRUSIVE = 'http/cnvd/2019/CNVD-2019-19299.yaml';
+/** default-login: only when named. */
+const LOGIN = 'http/vulnerabilities/backdoor/kevinlab-hems-backdoor.yaml';
+/** default-login and fuzz. */
+const WEAK_CREDENTIALS = 'http/fuzzing/wordpress-weak-credentials.yaml';
+/** `unsafe: true`: only with RAMPART_NUCLEI_UNSAFE. */
+const UNSAFE = 'http/honeypot/dionaea-http-honeypot-detect.yaml';
+/** http + javascript, code, headless: never run. */
+const JAVASCRIPT = 'http/misconfiguration/cookies-without-secure.yaml';
+const CODE = 'http/cves/2024/CVE-2024-45488.yaml';
+const HEADLESS = 'http/cves/2022/CVE-2022-0776.yaml';
+
+/** A templates directory holding copies of these real templates (same relative paths). */
+async function templatesDirWith(t: TestContext, files: string[]): Promise<string> {
+  const dir = await tempDir(t);
+  for (const file of files) {
+    await fs.mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await fs.copyFile(path.join(TEMPLATES, file), path.join(dir, file));
+  }
+  return dir;
+}
 const CAPS = { ratePerSecond: 0, maxConcurrency: 256 };
 
 interface Fake {
   bin: string;
   record: string;
   /** What the fake was started with: its argv and the content of its -l file. */
-  recorded(): { argv: string[]; targets: string; fetched: Array<number | string> };
+  recorded(): { argv: string[]; targets: string; fetched: Array<number | string>; templates: string | null };
 }
 
 /** An executable `nuclei` in a fresh directory that runs the fake with this behaviour. */
-async function fakeNuclei(t: TestContext, mode: 'ok' | 'fail' | 'slow' | 'broken', fetch: string[] = []): Promise<Fake> {
+async function fakeNuclei(t: TestContext, mode: 'ok' | 'fail' | 'slow' | 'broken' | 'hang-version' | 'flood', fetch: string[] = []): Promise<Fake> {
   const dir = await tempDir(t);
   const record = path.join(dir, 'record.json');
   const config = JSON.stringify({ record, replay: REPLAY, mode, fetch });
@@ -80,31 +110,33 @@ test('the binary runs with the selection, limits and proxy flags; its results be
   t.after(() => new Promise((resolve) => site.close(resolve)));
   const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
   const fake = await fakeNuclei(t, 'ok', [siteUrl, 'http://10.1.2.3/']);
-  const templatesDir = await tempDir(t);
-  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir, caps: CAPS });
+  // nuclei's own installed templates (no templates directory): the deployment accepted unsafe ones.
+  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: path.join(await tempDir(t), 'none'), caps: CAPS, unsafe: true, timeoutMs: 7500 });
   const job = makeJob({
     targets: [{ kind: 'url', value: 'http://127.0.0.1:8080/app' }, { kind: 'ip', value: '127.0.0.2' }, { kind: 'service', value: '127.0.0.1:9443' }, { kind: 'service', value: '[::1]:22' }],
-    options: { tags: ['cve', 'intrusive'], exclude_tags: ['wordpress'], severities: ['high', 'critical'], template_ids: ['CVE-2021-*'], exclude_template_ids: ['CVE-2021-1'], rate_per_second: 40, concurrency: 5 },
-    limits: { connectTimeoutMs: 2000, readTimeoutMs: 7500, maxConcurrency: 4, ratePerSecond: 30 },
+    options: { tags: ['cve', 'intrusive', 'dos'], exclude_tags: ['wordpress'], severities: ['high', 'critical'], template_ids: ['CVE-2021-*'], exclude_template_ids: ['CVE-2021-1'], rate_per_second: 40, concurrency: 5 },
+    limits: { connectTimeoutMs: 2000, readTimeoutMs: 3000, maxConcurrency: 4, ratePerSecond: 30 },
   });
   const events = await collect(engine.run(job));
 
-  assert.deepEqual(events[0], { type: 'engine', name: 'nuclei', version: '3.4.10', detail: `binary ${fake.bin}, templates ${templatesDir}` });
+  assert.deepEqual(events[0], { type: 'engine', name: 'nuclei', version: '3.4.10', detail: `binary ${fake.bin}, templates nuclei's own` });
   const { argv, targets } = fake.recorded();
   assert.equal(targets, 'http://127.0.0.1:8080/app\n127.0.0.2\n127.0.0.1:9443\n[::1]:22\n', 'host:port as nuclei takes it');
   for (const f of ['-jsonl', '-silent', '-nc', '-duc', '-ni', '-stats', '-sj']) assert.ok(argv.includes(f), `${f} in ${argv.join(' ')}`);
   assert.equal(flag(argv, '-si'), '5');
   assert.match(flag(argv, '-mp') ?? '', /^\d+$/);
   assert.match(flag(argv, '-proxy') ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
-  assert.equal(flag(argv, '-t'), templatesDir);
+  assert.equal(flag(argv, '-t'), undefined);
+  // dos never runs: named in -tags it would lift -etags dos.
   assert.equal(flag(argv, '-tags'), 'cve,intrusive');
-  // The default exclusions stay, except a tag the scan asked for.
-  assert.equal(flag(argv, '-etags'), 'dos,fuzz,bruteforce,wordpress');
+  // The default exclusions stay, except a tag the scan asked for; never-run protocols are excluded.
+  assert.equal(flag(argv, '-etags'), 'dos,fuzz,bruteforce,default-login,wordpress');
+  assert.equal(flag(argv, '-ept'), 'code,headless,javascript,file');
   assert.equal(flag(argv, '-s'), 'high,critical');
   assert.equal(flag(argv, '-id'), 'CVE-2021-*');
   assert.equal(flag(argv, '-eid'), 'CVE-2021-1');
-  // Capped by the deployment: rate 30/s, concurrency 4; timeout from the read timeout.
-  assert.deepEqual([flag(argv, '-rl'), flag(argv, '-c'), flag(argv, '-timeout')], ['30', '4', '8']);
+  // Capped by the deployment: rate 30/s; 4 templates x 1 host x 1 payload request in flight; the nuclei timeout.
+  assert.deepEqual([flag(argv, '-rl'), flag(argv, '-c'), flag(argv, '-bs'), flag(argv, '-pc'), flag(argv, '-timeout')], ['30', '4', '1', '1', '8']);
   assert.equal(existsSync(flag(argv, '-l') ?? ''), false, 'the targets file is removed');
   assert.deepEqual(fake.recorded().fetched, [204, 403], "nuclei's HTTP goes through the guard: the loopback target answers, 10.1.2.3 is refused");
 
@@ -125,7 +157,7 @@ test('the binary runs with the selection, limits and proxy flags; its results be
 
 test('a non-zero exit is a config EngineError quoting the last lines of stderr; a program that does not run is one too', { skip }, async (t) => {
   const fake = await fakeNuclei(t, 'fail');
-  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS });
+  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS, unsafe: true });
   const events: EngineEvent[] = [];
   await assert.rejects(
     async () => {
@@ -141,13 +173,13 @@ test('a non-zero exit is a config EngineError quoting the last lines of stderr; 
   assert.equal(events.filter((e) => e.type === 'finding').length, 18, 'the findings before the failure were reported');
 
   const broken = await fakeNuclei(t, 'broken');
-  const engine2 = createNucleiBinaryEngine({ bin: broken.bin, templatesDir: undefined, caps: CAPS });
+  const engine2 = createNucleiBinaryEngine({ bin: broken.bin, templatesDir: undefined, caps: CAPS, unsafe: true });
   await assert.rejects(collect(engine2.run(makeJob())), (error: unknown) => error instanceof EngineError && error.kind === 'config' && /^The nuclei program does not run: `.*nuclei -version` failed/.test(error.message));
 });
 
 test('cancelling the job ends nuclei and its whole process group, and the run stops without an error', { skip }, async (t) => {
   const fake = await fakeNuclei(t, 'slow');
-  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS });
+  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS, unsafe: true });
   const controller = new AbortController();
   const events: EngineEvent[] = [];
   // The fake's child shares its stdout: the run cannot end while any of the group is alive.
@@ -161,7 +193,7 @@ test('cancelling the job ends nuclei and its whole process group, and the run st
 
 test('targets the guard refuses (wholly or by one address or range part) stop the run before nuclei starts', { skip }, async (t) => {
   const fake = await fakeNuclei(t, 'ok');
-  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS });
+  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS, unsafe: true });
   for (const target of [{ kind: 'ip', value: '10.1.2.3' }, { kind: 'url', value: 'http://[::ffff:169.254.169.254]/' }, { kind: 'cidr', value: '10.0.0.0/30' }, { kind: 'service', value: '10.1.2.3:22' }] as const) {
     await assert.rejects(
       collect(engine.run(makeJob({ targets: [{ kind: 'ip', value: '127.0.0.1' }, target] }))),
@@ -222,7 +254,10 @@ test('through the API: RAMPART_NUCLEI_MODE=binary without the program refuses Nu
 
 test('end to end: a Nuclei scan run by a worker with the binary records nuclei\'s identity, progress and findings', { skip }, async (t) => {
   const fake = await fakeNuclei(t, 'ok');
-  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_NUCLEI_MODE: 'binary', RAMPART_NUCLEI_BIN: fake.bin } });
+  const templatesDir = await templatesDirWith(t, [PLAIN, DOS]);
+  const ctx = await buildTestApp(t, {
+    env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '20', RAMPART_NUCLEI_MODE: 'binary', RAMPART_NUCLEI_BIN: fake.bin, RAMPART_NUCLEI_TEMPLATES: templatesDir, RAMPART_NUCLEI_TIMEOUT_MS: '4000' },
+  });
   const background = startBackground({
     db: ctx.store.db,
     config: ctx.config,
@@ -248,10 +283,88 @@ test('end to end: a Nuclei scan run by a worker with the binary records nuclei\'
     return summary.runs[0]?.status === 'completed' ? summary.runs[0] : undefined;
   });
   assert.equal(run.outcome, 'succeeded', run.error);
-  assert.deepEqual([run.engine, run.engine_version, run.engine_detail], ['nuclei', '3.4.10', `binary ${fake.bin}, templates nuclei's own`], 'no templates directory yet: nuclei\'s own set');
-  assert.equal(flag(fake.recorded().argv, '-s'), 'low,medium,info');
+  assert.deepEqual([run.engine, run.engine_version, run.engine_detail], ['nuclei', '3.4.10', `binary ${fake.bin}, templates ${templatesDir} (1 of 2 permitted)`]);
+  // The deployment's settings reach nuclei: the permitted template (of the chosen severities), the nuclei timeout.
+  assert.equal(fake.recorded().templates, `${path.join(templatesDir, PLAIN)}\n`);
+  assert.equal(flag(fake.recorded().argv, '-timeout'), '4');
   assert.equal(fake.recorded().targets, '127.0.0.1\n');
   const findings = await ctx.store.db.selectFrom('findings').select(['rule_id', 'threat']).where('user_id', '=', user.userId).execute();
   assert.ok(findings.some((f) => f.rule_id === 'openssh5.3-detect' && f.threat === 'Low'), JSON.stringify(findings.slice(0, 3)));
   assert.ok(findings.length >= 10, `${findings.length} findings stored`);
+});
+
+test('the binary keeps the deployment\'s template policy: nuclei gets only the templates the built-in selection keeps', { skip }, async (t) => {
+  const all = [PLAIN, DOS, INTRUSIVE, LOGIN, WEAK_CREDENTIALS, UNSAFE, JAVASCRIPT, CODE, HEADLESS];
+  const templatesDir = await templatesDirWith(t, all);
+  // A file nuclei may read but we cannot parse is not handed over either.
+  await fs.writeFile(path.join(templatesDir, 'http', 'broken.yaml'), 'id: broken-template\ninfo: [unclosed\n');
+  const listed = async (options: Record<string, unknown>, unsafe = false): Promise<{ files: string[]; argv: string[] }> => {
+    const fake = await fakeNuclei(t, 'ok');
+    const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir, caps: CAPS, unsafe });
+    const events = await collect(engine.run(makeJob({ options })));
+    assert.equal(events[0]?.type, 'engine');
+    const { argv, templates } = fake.recorded();
+    assert.equal(flag(argv, '-t'), path.join(path.dirname(flag(argv, '-l')!), 'templates.txt'), 'a list of files, not the directory');
+    // Backstops besides the list; the selection itself is in the list (-tags would lift -etags, -id would lift -eid).
+    assert.equal(flag(argv, '-etags'), 'dos');
+    assert.equal(flag(argv, '-ept'), 'code,headless,javascript,file');
+    for (const f of ['-tags', '-id', '-eid', '-s']) assert.equal(flag(argv, f), undefined, f);
+    return { files: (templates ?? '').split('\n').filter(Boolean).map((file) => path.relative(templatesDir, file).split(path.sep).join('/')), argv };
+  };
+
+  assert.deepEqual((await listed({})).files, [PLAIN], 'by default: no dos, no intrusive/fuzz/default-login, no unsafe, no javascript/code/headless');
+  // Naming the tags opts in to the default exclusions, never to dos nor to unsafe without the deployment's opt-in.
+  assert.deepEqual((await listed({ tags: ['dos', 'intrusive', 'default-login', 'fuzz', 'honeypot', 'tech'] })).files.sort(), [INTRUSIVE, LOGIN, WEAK_CREDENTIALS, PLAIN].sort());
+  assert.deepEqual((await listed({ tags: ['honeypot'] }, true)).files, [UNSAFE], 'unsafe runs with RAMPART_NUCLEI_UNSAFE');
+  // Naming a template opts in to its tags, as in the built-in engine; other options narrow the same way.
+  assert.deepEqual((await listed({ template_ids: ['kevinlab-hems-*', 'CVE-2019-15043', 'cookies-without-secure'] })).files, [LOGIN]);
+  assert.deepEqual((await listed({ severities: ['critical'], tags: ['intrusive', 'default-login'], exclude_template_ids: ['CNVD-2019-19299'] })).files.sort(), [LOGIN].sort());
+
+  // Nothing permitted: nuclei is not started (an empty list would run everything).
+  const idle = await fakeNuclei(t, 'ok');
+  const engine = createNucleiBinaryEngine({ bin: idle.bin, templatesDir, caps: CAPS });
+  const events = await collect(engine.run(makeJob({ options: { template_ids: ['CVE-2019-15043'] } })));
+  assert.deepEqual(events.slice(1), [{ type: 'log', level: 'info', message: 'No template of the selection may run on this deployment: nuclei was not started.' }]);
+  assert.equal(existsSync(idle.record), false);
+  // nuclei's own templates: only nuclei's filters, and none keeps `unsafe: true` out: refused without the opt-in.
+  const own = createNucleiBinaryEngine({ bin: idle.bin, templatesDir: undefined, caps: CAPS });
+  await assert.rejects(collect(own.run(makeJob())), (error: unknown) => error instanceof EngineError && error.kind === 'config' && /RAMPART_NUCLEI_UNSAFE=true/.test(error.message));
+  const dosOnly = createNucleiBinaryEngine({ bin: idle.bin, templatesDir: undefined, caps: CAPS, unsafe: true });
+  assert.deepEqual((await collect(dosOnly.run(makeJob({ options: { tags: ['dos'] } })))).at(-1), events.at(-1), 'tags that never run: nuclei is not started');
+  assert.equal(existsSync(idle.record), false);
+});
+
+test('cancelling while nuclei -version has not answered ends the run at once, without an error', { skip }, async (t) => {
+  const fake = await fakeNuclei(t, 'hang-version');
+  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS, unsafe: true });
+  const controller = new AbortController();
+  const run = collect(engine.run(makeJob({ signal: controller.signal })));
+  const pid = Number(await waitFor('nuclei -version to start', async () => (existsSync(`${fake.record}.version`) ? readFileSync(`${fake.record}.version`, 'utf8') : undefined)));
+  controller.abort();
+  assert.deepEqual(await run, [], 'no engine event, no error (the version timeout is 15 s)');
+  await waitFor('the -version process to end', async () => {
+    try {
+      process.kill(pid, 0);
+      return undefined;
+    } catch {
+      return true;
+    }
+  });
+  assert.equal(existsSync(fake.record), false, 'nuclei never ran');
+});
+
+test('a consumer that takes events slowly loses none of a flood of results', { skip }, async (t) => {
+  const fake = await fakeNuclei(t, 'flood');
+  const engine = createNucleiBinaryEngine({ bin: fake.bin, templatesDir: undefined, caps: CAPS, unsafe: true });
+  const written = (): number => (existsSync(`${fake.record}.written`) ? readFileSync(`${fake.record}.written`, 'utf8').length : 0);
+  const iterator = engine.run(makeJob())[Symbol.asyncIterator]();
+  let taken = 0;
+  while ((await iterator.next()).value?.type !== 'finding') taken++;
+  // The queue and the pipes fill while the consumer holds back. (That nuclei then waits is not
+  // asserted: proving that something does not happen would need a timed wait, which tests avoid.)
+  await waitFor('nuclei to fill the queue', async () => (written() >= 300 ? true : undefined));
+  let findings = 1;
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) if (next.value.type === 'finding') findings++;
+  assert.equal(findings, 3000, 'nothing is lost once the consumer takes them');
+  assert.ok(taken >= 1);
 });

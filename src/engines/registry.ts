@@ -96,7 +96,7 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
     else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }
-  if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli.bin, settings.nuclei?.templatesDir, settings.scan));
+  if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli.bin, settings.nuclei, settings.scan));
   const choiceOf = (type: ScanType): EngineChoice => {
     const choice = choices.get(type);
     if (typeof choice === 'function') return choice();
@@ -109,10 +109,11 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
 }
 
 /** Nuclei through the nuclei program (RAMPART_NUCLEI_MODE=binary), or why it cannot run. */
-function nucleiBinaryChoice(bin: string | undefined, templatesDir: string | undefined, caps: OptionCaps): EngineChoice {
+function nucleiBinaryChoice(bin: string | undefined, nuclei: RegistrySettings['nuclei'], caps: OptionCaps): EngineChoice {
   const found = findNucleiBinary(bin);
   if ('reason' in found) {
     return { available: false, reason: `Nuclei scans are set to run the nuclei program (RAMPART_NUCLEI_MODE=binary), but ${found.reason} Install nuclei or set RAMPART_NUCLEI_BIN.` };
   }
-  return { available: true, engine: createNucleiBinaryEngine({ bin: found.path, templatesDir, caps }) };
+  const engine = createNucleiBinaryEngine({ bin: found.path, templatesDir: nuclei?.templatesDir, caps, unsafe: nuclei?.unsafe ?? false, ...(nuclei ? { timeoutMs: nuclei.timeoutMs } : {}) });
+  return { available: true, engine };
 }

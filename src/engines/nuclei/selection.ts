@@ -72,24 +72,31 @@ function globTest(patterns: readonly string[] | undefined): ((id: string) => boo
   return (id) => regexes.some((r) => r.test(id));
 }
 
-/** Selects the templates of a run (see the module comment). */
-export function selectTemplates(templates: readonly Template[], options: AppliedNucleiOptions['selection'], settings: SelectionSettings): TemplateSelection {
+/** Where the policy and the scan's options put one template, before the executors are asked. */
+export type SelectionVerdict =
+  /** Outside the default set (self-contained, DAST, workflows, no network section). */
+  | 'outside'
+  /** In the default set, but the deployment never runs it (never-run protocols, unsafe without the opt-in). */
+  | 'refused'
+  /** Left out by the default tag exclusions or the scan's options. */
+  | 'filtered'
+  | 'kept';
+
+/**
+ * The scan's selection compiled once, judging templates one by one: what `selectTemplates` applies
+ * before the feature check, and what the nuclei binary driver turns into exclusions.
+ */
+export function selectionVerdict(options: AppliedNucleiOptions['selection'], settings: Pick<SelectionSettings, 'allowUnsafe'>): (t: Template) => SelectionVerdict {
   const lower = (list: readonly string[] | undefined) => new Set((list ?? []).map((s) => s.toLowerCase()));
   const wantedTags = lower(options.tags);
   const excludedTags = lower(options.exclude_tags);
   const severities = options.severities ? new Set<string>(options.severities) : undefined;
   const wantedId = globTest(options.template_ids);
   const excludedId = globTest(options.exclude_template_ids);
-  const result: TemplateSelection = { selected: [], defaultSet: 0, refused: 0, filtered: 0, notExecutable: 0, blockers: [] };
-  const blockers = new Map<string, number>();
-  for (const t of templates) {
+  return (t) => {
     const verdict = classifyTemplateSafety(t, { allowUnsafe: settings.allowUnsafe });
-    if (!verdict.inDefaultSet) continue;
-    result.defaultSet += 1;
-    if (!verdict.allowed) {
-      result.refused += 1;
-      continue;
-    }
+    if (!verdict.inDefaultSet) return 'outside';
+    if (!verdict.allowed) return 'refused';
     const tags = t.info.tags.map((tag) => tag.toLowerCase());
     const named = wantedId?.(t.id) ?? false;
     const keep =
@@ -99,7 +106,24 @@ export function selectTemplates(templates: readonly Template[], options: Applied
       (!wantedId || named) &&
       !(excludedId?.(t.id) ?? false) &&
       (!severities || severities.has(t.info.severity));
-    if (!keep) {
+    return keep ? 'kept' : 'filtered';
+  };
+}
+
+/** Selects the templates of a run (see the module comment). */
+export function selectTemplates(templates: readonly Template[], options: AppliedNucleiOptions['selection'], settings: SelectionSettings): TemplateSelection {
+  const judge = selectionVerdict(options, settings);
+  const result: TemplateSelection = { selected: [], defaultSet: 0, refused: 0, filtered: 0, notExecutable: 0, blockers: [] };
+  const blockers = new Map<string, number>();
+  for (const t of templates) {
+    const verdict = judge(t);
+    if (verdict === 'outside') continue;
+    result.defaultSet += 1;
+    if (verdict === 'refused') {
+      result.refused += 1;
+      continue;
+    }
+    if (verdict === 'filtered') {
       result.filtered += 1;
       continue;
     }

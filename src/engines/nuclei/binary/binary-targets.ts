@@ -3,7 +3,8 @@
  * sockets: only its HTTP traffic can be held to the egress guard (through the egress proxy); its
  * tcp, ssl and dns templates connect directly. So every target must be allowed as a whole before
  * the process starts: each literal address, each address a name resolves to now, and each whole
- * CIDR range. A refused target fails the run (`network-permanent`) naming it.
+ * CIDR range. A refused target fails the run (`network-permanent`) naming it. The job's abort ends
+ * the check at once (a name still resolving is left to its own timeout).
  */
 import { resolveAndCheck } from '../../../shared/address-guard.js';
 import { splitHostPort } from '../../../shared/host-port.js';
@@ -25,9 +26,23 @@ function hostOf(target: JobTarget): string {
   }
 }
 
-/** Throws unless the guard allows every address every target may lead nuclei to. */
+/** The promise's value, or undefined as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = (): void => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * Throws unless the guard allows every address every target may lead nuclei to. Returns early
+ * (without a verdict) once the job aborts: the caller checks the signal.
+ */
 export async function assertTargetsAllowed(job: EngineJob): Promise<void> {
   for (const target of job.targets) {
+    if (job.signal.aborted) return;
     if (target.kind === 'cidr') {
       const guard = job.guard as EngineJob['guard'] & { checkRange?: (cidr: string) => { allowed: boolean; class: string } };
       const verdict = guard.checkRange?.(target.value) ?? { allowed: false, class: 'unchecked' };
@@ -37,7 +52,8 @@ export async function assertTargetsAllowed(job: EngineJob): Promise<void> {
       continue;
     }
     const host = hostOf(target);
-    const result = await resolveAndCheck(host, job.egress);
+    const result = await untilAborted(resolveAndCheck(host, job.egress), job.signal);
+    if (!result) return;
     if (!result.ok) {
       const kind = result.reason === 'unresolvable' ? 'network-temporary' : 'network-permanent';
       throw new EngineError(kind, `${result.message} The nuclei binary was not started (it connects by itself, so every address of every target must be allowed).`);

@@ -33,10 +33,14 @@ export function findNucleiBinary(configured: string | undefined, env: NodeJS.Pro
   return { reason: `${configured ? `RAMPART_NUCLEI_BIN=${name}` : 'the `nuclei` program'} was not found on PATH.` };
 }
 
-/** The version `nuclei -version` reports (e.g. `3.4.10`); throws when the program does not run. */
-export function readNucleiVersion(bin: string): Promise<string> {
+/**
+ * The version `nuclei -version` reports (e.g. `3.4.10`); throws when the program does not run.
+ * The signal's abort ends the program at once and resolves undefined.
+ */
+export function readNucleiVersion(bin: string, signal?: AbortSignal): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
-    execFile(bin, ['-version'], { timeout: VERSION_TIMEOUT_MS, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(bin, ['-version'], { timeout: VERSION_TIMEOUT_MS, maxBuffer: 1024 * 1024, ...(signal ? { signal } : {}) }, (error, stdout, stderr) => {
+      if (signal?.aborted) return resolve(undefined);
       const output = `${stdout}\n${stderr}`;
       const version = /Engine Version:?\s*v?(\d+\.\d+[\w.+-]*)/i.exec(output)?.[1] ?? /\bv(\d+\.\d+\.\d+[\w.+-]*)/.exec(output)?.[1];
       if (version) return resolve(version);

@@ -2,12 +2,16 @@
  * The Nuclei scan type run by the `nuclei` program (RAMPART_NUCLEI_MODE=binary): a driver, not a
  * template engine. A run:
  * 1. asks the program's version (`nuclei -version`, time-limited) and says what runs (identity);
- * 2. refuses targets the guard does not allow as a whole (binary-targets.ts: nuclei connects by itself);
- * 3. starts the egress proxy (src/shared/egress-proxy.ts) and points nuclei's HTTP at it (`-proxy`),
+ * 2. holds the deployment's template policy (binary-policy.ts): with a templates directory nuclei
+ *    gets the list of the files the built-in selection keeps; nuclei's own templates only with
+ *    RAMPART_NUCLEI_UNSAFE (nothing else keeps their `unsafe: true` templates out);
+ * 3. refuses targets the guard does not allow as a whole (binary-targets.ts: nuclei connects by itself);
+ * 4. starts the egress proxy (src/shared/egress-proxy.ts) and points nuclei's HTTP at it (`-proxy`),
  *    so every HTTP request and every redirect hop is checked by the guard;
- * 4. runs nuclei in its own process group, targets in a temporary `-l` file, results read line by
- *    line from stdout (binary-output.ts), progress from the `-stats -sj` lines on stderr;
- * 5. on the job's abort, ends the whole process group (SIGTERM, then SIGKILL after a grace period)
+ * 5. runs nuclei in its own process group, targets in a temporary `-l` file, results read line by
+ *    line from stdout (binary-output.ts; reading pauses while the event queue is full), progress
+ *    from the `-stats -sj` lines on stderr;
+ * 6. on the job's abort (at any step), ends the whole process group (SIGTERM, then SIGKILL after a grace period)
  *    and stops without an error; a non-zero exit is an EngineError quoting stderr's last lines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,8 +25,9 @@ import { EventChannel } from '../../../shared/event-channel.js';
 import { findFreeLoopbackPort } from '../../../shared/free-port.js';
 import type { Engine, EngineEvent, EngineJob } from '../../engine.js';
 import { EngineError } from '../../engine.js';
-import { binaryOptionsSchema, buildNucleiArgs, type BinaryOptionCaps } from './binary-options.js';
+import { binaryOptionsSchema, buildNucleiArgs, runnableTags, type BinaryOptionCaps, type BinaryOptions } from './binary-options.js';
 import { findingOfLine, LastLines, progressOfLine } from './binary-output.js';
+import { listPermittedTemplates } from './binary-policy.js';
 import { assertTargetsAllowed, targetsFileContent } from './binary-targets.js';
 import { readNucleiVersion } from './find-binary.js';
 
@@ -32,6 +37,10 @@ const KILL_GRACE_MS = 5000;
 const QUOTED_LINES = 8;
 /** Events queued for a slow consumer before nuclei's output waits. */
 const QUEUE_CAPACITY = 256;
+/** Pushes waiting for room in the queue before reading nuclei's output pauses. */
+const PAUSE_AFTER = 64;
+/** nuclei's own `-timeout 10`, when the deployment sets none. */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** What the registry gives the driver. */
 export interface NucleiBinarySettings {
@@ -40,6 +49,10 @@ export interface NucleiBinarySettings {
   /** The templates directory (`-t`); when it does not exist, nuclei's own installed templates run. */
   templatesDir: string | undefined;
   caps: BinaryOptionCaps;
+  /** Run templates with `unsafe: true` (RAMPART_NUCLEI_UNSAFE; default no). */
+  unsafe?: boolean;
+  /** Bound on one exchange (RAMPART_NUCLEI_TIMEOUT_MS; default nuclei's 10 s). */
+  timeoutMs?: number;
 }
 
 /** The Engine running Nuclei scans with the nuclei binary. */
@@ -54,14 +67,30 @@ export function createNucleiBinaryEngine(settings: NucleiBinarySettings): Engine
 
 async function* runNucleiBinary(settings: NucleiBinarySettings, job: EngineJob): AsyncGenerator<EngineEvent> {
   if (job.signal.aborted) return;
-  let version: string;
+  let version: string | undefined;
   try {
-    version = await readNucleiVersion(settings.bin);
+    version = await readNucleiVersion(settings.bin, job.signal);
   } catch (error) {
     throw new EngineError('config', `The nuclei program does not run: ${(error as Error).message}`, { cause: error });
   }
+  if (version === undefined || job.signal.aborted) return;
+  const options = (job.options ?? {}) as BinaryOptions;
   const templatesDir = settings.templatesDir && existsSync(settings.templatesDir) ? settings.templatesDir : undefined;
-  yield { type: 'engine', name: 'nuclei', version, detail: `binary ${settings.bin}, templates ${templatesDir ?? "nuclei's own"}` };
+  if (!templatesDir && !settings.unsafe) {
+    throw new EngineError(
+      'config',
+      "The nuclei program would run its own installed templates, and nothing would keep their `unsafe: true` templates out: run `rampart templates sync` (or set RAMPART_NUCLEI_TEMPLATES) so Rampart can choose the templates, or set RAMPART_NUCLEI_UNSAFE=true to accept them.",
+    );
+  }
+  const permitted = templatesDir ? await listPermittedTemplates(templatesDir, options, settings.unsafe ?? false) : undefined;
+  if (job.signal.aborted) return;
+  const counts = permitted ? ` (${permitted.paths.length} of ${permitted.total} permitted)` : '';
+  yield { type: 'engine', name: 'nuclei', version, detail: `binary ${settings.bin}, templates ${templatesDir ?? "nuclei's own"}${counts}` };
+  // nuclei given no template (an empty list, or tags that never run) would run all of them.
+  if (permitted?.paths.length === 0 || (!permitted && options.tags && runnableTags(options).length === 0)) {
+    yield { type: 'log', level: 'info', message: 'No template of the selection may run on this deployment: nuclei was not started.' };
+    return;
+  }
   await assertTargetsAllowed(job);
   if (job.signal.aborted) return;
 
@@ -71,8 +100,14 @@ async function* runNucleiBinary(settings: NucleiBinarySettings, job: EngineJob):
     try {
       const targetsFile = path.join(workDir, 'targets.txt');
       await writeFile(targetsFile, targetsFileContent(job.targets), { mode: 0o600 });
+      let templateList: string | undefined;
+      if (permitted) {
+        templateList = path.join(workDir, 'templates.txt');
+        await writeFile(templateList, `${permitted.paths.join('\n')}\n`, { mode: 0o600 });
+      }
       // nuclei's metrics server (-mp): concurrent runs must not share a port.
-      const args = buildNucleiArgs(job, { targetsFile, templatesDir, metricsPort: await findFreeLoopbackPort(), proxyUrl: proxy.url });
+      const metricsPort = await findFreeLoopbackPort();
+      const args = buildNucleiArgs(job, { targetsFile, templateList, metricsPort, proxyUrl: proxy.url, timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS });
       yield* runProcess(settings.bin, args, workDir, job.signal);
     } finally {
       await proxy.close();
@@ -87,21 +122,31 @@ async function* runProcess(bin: string, args: string[], cwd: string, signal: Abo
   // An abort before the listener below exists would never reach it.
   if (signal.aborted) return;
   const queue = new EventChannel<EngineEvent>(QUEUE_CAPACITY);
-  // Every push in flight: the queue is closed only after them, so a full queue drops nothing at the end.
-  let pushed: Promise<unknown> = Promise.resolve();
-  const push = (event: EngineEvent): void => {
-    pushed = Promise.all([pushed, queue.push(event)]);
-  };
-  const end = (error?: unknown): void => void pushed.then(() => queue.close(error));
   // Its own process group, so cancelling ends nuclei and anything it started.
   const child = spawn(bin, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const readers = [createInterface({ input: child.stdout! }), createInterface({ input: child.stderr! })];
+  // Every push in flight: the queue is closed only after them, so a full queue drops nothing at the end.
+  let pushed: Promise<unknown> = Promise.resolve();
+  // Pushes still waiting for room: past PAUSE_AFTER nuclei's output is not read (its pipes fill and
+  // it waits) until the consumer has taken them all.
+  let waiting = 0;
+  const push = (event: EngineEvent): void => {
+    waiting += 1;
+    if (waiting === PAUSE_AFTER) for (const reader of readers) reader.pause();
+    const done = queue.push(event).then(() => {
+      waiting -= 1;
+      if (waiting === 0) for (const reader of readers) reader.resume();
+    });
+    pushed = Promise.all([pushed, done]);
+  };
+  const end = (error?: unknown): void => void pushed.then(() => queue.close(error));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const stderrTail = new LastLines(QUOTED_LINES);
   const hosts = new Set<string>();
   let skipped = 0;
   let lastPercent = -1;
 
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  readers[0]!.on('line', (line) => {
     const finding = findingOfLine(line);
     if (!finding) {
       if (line.trim()) skipped++;
@@ -113,7 +158,7 @@ async function* runProcess(bin: string, args: string[], cwd: string, signal: Abo
     }
     push({ type: 'finding', finding });
   });
-  createInterface({ input: child.stderr! }).on('line', (line) => {
+  readers[1]!.on('line', (line) => {
     const progress = progressOfLine(line);
     if (!progress) return stderrTail.push(line);
     if (progress.percent === lastPercent) return;
