@@ -184,7 +184,7 @@ test(`a Nuclei scan of host:port detects that service's protocol and runs the te
   const { run } = await runScan(ctx, user.auth, `127.0.0.1:${vulnerable}`);
   assert.equal(run.outcome, 'succeeded', run.error);
   const findings = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
-  assert.deepEqual(findings.map((f) => `${f.rule_id} ${f.port} ${f.service} ${f.url}`), [`nuclei:CVE-2021-28854 ${vulnerable} http http://127.0.0.1:${vulnerable}/agc/vicidial_mysqli_errors.txt`], 'the named service only, found to speak HTTP');
+  assert.deepEqual(findings.map((f) => `${f.rule_id} ${f.port} ${f.service} ${f.url}`), [`CVE-2021-28854 ${vulnerable} http http://127.0.0.1:${vulnerable}/agc/vicidial_mysqli_errors.txt`], 'the named service only, found to speak HTTP');
   const targets = (await ctx.app.inject({ method: 'GET', url: '/api/targets', headers: user.auth })).json();
   assert.match(JSON.stringify(targets), /"127\.0\.0\.1"/, 'the Target resource is the host');
 });

@@ -252,7 +252,7 @@ describe('nuclei engine', () => {
     const events = await collect(engineFor(dir, { discover }).run(jobOf([...targets])));
     assert.deepEqual(seen, [[banner.port, web.port]], 'one discovery run on the host, on the named ports only');
     const found = findingsOf(events).map((f) => `${f.ruleId} ${f.port} ${f.service}`).sort();
-    assert.deepEqual(found, [`nuclei:tcp-any ${banner.port} tcp`, `nuclei:web-one:marker ${web.port} http`].sort());
+    assert.deepEqual(found, [`tcp-any ${banner.port} tcp`, `web-one:marker ${web.port} http`].sort());
   });
 
   it('skips a host after consecutive network errors, saying so once', async (t) => {
