@@ -255,7 +255,7 @@ describe('nuclei engine', () => {
     const events = await collect(engineFor(dir, { discover }).run(jobOf([...targets])));
     assert.deepEqual(seen, [[banner.port, web.port]], 'one discovery run on the host, on the named ports only');
     const found = findingsOf(events).map((f) => `${f.ruleId} ${f.port} ${f.service}`).sort();
-    assert.deepEqual(found, [`nuclei:tcp-any ${banner.port} tcp`, `nuclei:web-one:marker ${web.port} http`].sort());
+    assert.deepEqual(found, [`tcp-any ${banner.port} tcp`, `web-one:marker ${web.port} http`].sort());
   });
 
   it('skips a host after consecutive network errors, saying so once', async (t) => {
@@ -298,8 +298,8 @@ describe('nuclei engine', () => {
     const target = [{ kind: 'url' as const, value: `http://127.0.0.1:${server.port}/` }];
     const ids = async (options: Record<string, unknown>) => findingsOf(await collect(engineFor(dir).run(jobOf(target, options)))).map((f) => f.ruleId);
     // A backtracking `.*` regex takes minutes on this (many stars, no match at the end).
-    assert.deepEqual(await ids({ exclude_template_ids: [`${'*a'.repeat(12)}!`] }), [`nuclei:${id}:marker`]);
-    assert.deepEqual(await ids({ template_ids: ['A*A*a', '*b*'] }), [`nuclei:${id}:marker`]);
+    assert.deepEqual(await ids({ exclude_template_ids: [`${'*a'.repeat(12)}!`] }), [`${id}:marker`]);
+    assert.deepEqual(await ids({ template_ids: ['A*A*a', '*b*'] }), [`${id}:marker`]);
     assert.deepEqual(await ids({ template_ids: ['a*b'] }), []);
     const schema = engineFor(dir).optionsSchema!;
     assert.equal(Value.Check(schema, { template_ids: ['cves-*-*'], exclude_template_ids: ['*'.repeat(8)] }), true);
@@ -324,7 +324,7 @@ describe('nuclei engine', () => {
     };
     assert.deepEqual(await run([serviceAt(ssh.port)]), [], 'a port discovery did not find open is never connected to');
     assert.equal(ajp.connections, 0);
-    assert.deepEqual(await run([serviceAt(ssh.port), serviceAt(ajp.port)]), [`nuclei:fixed-port ${ajp.port}`]);
+    assert.deepEqual(await run([serviceAt(ssh.port), serviceAt(ajp.port)]), [`fixed-port ${ajp.port}`]);
     assert.equal(ajp.connections, 1);
   });
 
