@@ -1,7 +1,7 @@
 /**
  * The `tcp:` (legacy `network:`) executor: nuclei's pkg/protocols/network/request.go on one
- * service. For each `host:` entry (`{{Hostname}}`, `tls://{{Hostname}}`, an explicit host:port)
- * and each payload combination: connect (TLS for `tls://`, certificate not verified, SNI the
+ * service. For each `host:` entry (`{{Hostname}}`, `tls://{{Hostname}}`, an explicit host:port;
+ * only entries at the service's own host:port are sent) and each payload combination: connect (TLS for `tls://`, certificate not verified, SNI the
  * name), write the inputs in order (text or hex, markers expanded; `read` after an input reads
  * once, a named read becomes an event entry), then read once (`read-size`, default 1024) or
  * until the peer closes (`read-all`), and run the block's operators on the event.
