@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { Value } from 'typebox/value';
 import type { EngineEvent, EngineJob, Finding } from '../src/engines/engine.js';
 import { NUCLEI_EXECUTORS } from '../src/engines/nuclei/executors.js';
 import { SUPPORTED_FEATURES } from '../src/engines/nuclei/supported-features.js';
@@ -20,6 +21,8 @@ import type { DiscoveryEvent } from '../src/engines/nuclei/services.js';
 import { createRampartDiscovery } from '../src/engines/nuclei-discovery.js';
 import { UNCAPPED } from '../src/engines/rampart/options.js';
 import { tempDir } from './helpers/app.js';
+import { createAddressGuard } from '../src/shared/address-guard.js';
+import { createEgress } from '../src/shared/egress.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 import { closedPort, startTcpServer } from './helpers/servers.js';
 
@@ -286,5 +289,77 @@ describe('nuclei engine', () => {
     await iteration;
     assert.equal(events.length, before, 'no event after the abort');
     assert.equal(findingsOf(events).length, 0);
+  });
+
+  it('matches id globs in linear time, case-insensitively; the schema bounds the stars', { timeout: 20_000 }, async (t) => {
+    const server = await serve(t, (_req, res) => res.writeHead(200).end('vulnerable-marker'));
+    const id = 'a'.repeat(40);
+    const dir = await writeTemplates(t, { 'long.yaml': httpTemplate(id) });
+    const target = [{ kind: 'url' as const, value: `http://127.0.0.1:${server.port}/` }];
+    const ids = async (options: Record<string, unknown>) => findingsOf(await collect(engineFor(dir).run(jobOf(target, options)))).map((f) => f.ruleId);
+    // A backtracking `.*` regex takes minutes on this (many stars, no match at the end).
+    assert.deepEqual(await ids({ exclude_template_ids: [`${'*a'.repeat(12)}!`] }), [`${id}:marker`]);
+    assert.deepEqual(await ids({ template_ids: ['A*A*a', '*b*'] }), [`${id}:marker`]);
+    assert.deepEqual(await ids({ template_ids: ['a*b'] }), []);
+    const schema = engineFor(dir).optionsSchema!;
+    assert.equal(Value.Check(schema, { template_ids: ['cves-*-*'], exclude_template_ids: ['*'.repeat(8)] }), true);
+    assert.equal(Value.Check(schema, { template_ids: ['*'.repeat(9)] }), false);
+    assert.equal(Value.Check(schema, { exclude_template_ids: [`${'*a'.repeat(9)}`] }), false);
+  });
+
+  it('runs a fixed-port tcp entry once, on the service discovery found at that port, and reports it there', async (t) => {
+    const ssh = await startTcpServer(t, { banner: () => 'SSH-2.0-OpenSSH_9.6\r\n' });
+    const ajp = await startTcpServer(t, { banner: () => 'AJP-MARKER\r\n' });
+    const tcpTemplate = [
+      'id: fixed-port', 'info:', '  name: fixed', '  severity: high', 'tcp:', '  - host:', '      - "{{Hostname}}"', `      - "{{Host}}:${ajp.port}"`, '    inputs:', '      - data: "\\n"',
+      '    matchers:', '      - type: word', '        words:', '          - "AJP-MARKER"', '',
+    ].join('\n');
+    const dir = await writeTemplates(t, { 'tcp.yaml': tcpTemplate });
+    const serviceAt = (port: number): DiscoveryEvent => ({ type: 'service', service: { host: '127.0.0.1', address: '127.0.0.1', port, scheme: null, tls: false } });
+    const run = async (discovered: DiscoveryEvent[]) => {
+      const discover = async function* () {
+        yield* discovered;
+      };
+      return findingsOf(await collect(engineFor(dir, { discover }).run(jobOf([{ kind: 'ip', value: '127.0.0.1' }])))).map((f) => `${f.ruleId} ${f.port}`);
+    };
+    assert.deepEqual(await run([serviceAt(ssh.port)]), [], 'a port discovery did not find open is never connected to');
+    assert.equal(ajp.connections, 0);
+    assert.deepEqual(await run([serviceAt(ssh.port), serviceAt(ajp.port)]), [`fixed-port ${ajp.port}`]);
+    assert.equal(ajp.connections, 1);
+  });
+
+  it('reports a URL target up when nothing was asked of it; down only when its exchanges failed', async (t) => {
+    const server = await serve(t, (_req, res) => res.writeHead(200).end('vulnerable-marker'));
+    const dir = await writeTemplates(t, { 'a.yaml': httpTemplate('a') });
+    const states = async (port: number) =>
+      (await collect(engineFor(dir).run(jobOf([{ kind: 'url', value: `http://127.0.0.1:${port}/` }], { exclude_tags: ['test'] })))).flatMap((e) => (e.type === 'host' ? [e.state] : []));
+    assert.deepEqual(await states(server.port), ['up'], 'no template selected: the live host is not down');
+    assert.deepEqual(await states(await closedPort()), ['up'], 'not even a closed port is down when nothing was sent');
+    assert.deepEqual(server.paths, []);
+  });
+
+  it('stops at an abort while a URL target is still being resolved', { timeout: 20_000 }, async (t) => {
+    const dir = await writeTemplates(t, { 'a.yaml': httpTemplate('a') });
+    let looking!: () => void;
+    const lookupStarted = new Promise<void>((resolve) => (looking = resolve));
+    let answer!: (addresses: string[]) => void;
+    // A name server that answers only once the run is over, the look-up bound far beyond the test.
+    const egress = createEgress({
+      guard: createAddressGuard(['127.0.0.0/8']),
+      dnsTimeoutMs: 600_000,
+      lookup: () => (looking(), new Promise<string[]>((resolve) => (answer = resolve))),
+    });
+    t.after(() => answer(['127.0.0.1']));
+    const controller = new AbortController();
+    const job = { ...jobOf([{ kind: 'url', value: 'http://silent.test/' }, { kind: 'url', value: 'http://silent2.test/' }], {}, controller.signal), egress };
+    const events: EngineEvent[] = [];
+    const iteration = (async () => {
+      for await (const event of engineFor(dir).run(job)) events.push(event);
+    })();
+    await lookupStarted;
+    controller.abort();
+    await iteration;
+    assert.deepEqual(findingsOf(events), []);
+    assert.ok(!events.some((e) => e.type === 'host'), 'no host state after the abort');
   });
 });

@@ -5,15 +5,19 @@
  * skipped host nothing either, an abort stops the run. The ssl and dns executors have their own files.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
 import { reverseName } from '../src/engines/nuclei/execute/dns.js';
 import { splitHostPort } from '../src/engines/nuclei/execute/network-vars.js';
 import { runTcpTemplate, templatePorts } from '../src/engines/nuclei/execute/tcp.js';
+import { isTemplateFailure, parseTemplate } from '../src/engines/nuclei/templates/parse-template.js';
+import type { Template } from '../src/engines/nuclei/templates/template.types.js';
 import { replyOnData, startServer } from './helpers/network-servers.js';
 import { context, service, skip, template } from './helpers/nuclei-executor.js';
-import { openGate } from './helpers/nuclei-http.js';
+import { CORPUS, openGate } from './helpers/nuclei-http.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
 
 describe('nuclei tcp executor', { skip }, () => {
@@ -104,6 +108,50 @@ describe('nuclei tcp executor', { skip }, () => {
   });
 });
 
+/** A template parsed from text (a corpus template rewritten, or one written here). */
+function parsed(text: string, name: string): Template {
+  const result = parseTemplate(text, name);
+  if (isTemplateFailure(result)) throw new Error(`${name}: ${result.reason}`);
+  return result;
+}
+
+describe('nuclei tcp executor: only the service it runs on', { skip }, () => {
+  it('connects to a fixed-port entry only on the service at that port, and reports the match there (CVE-2020-1938)', async () => {
+    const ajp = await startServer(replyOnData('<!-- See the NOTICE file distributed with this work -->'));
+    const ssh = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'));
+    // The real template, its `{{Host}}:8009` pointed at the test's AJP listener.
+    const text = readFileSync(path.join(CORPUS, 'network/cves/2020/CVE-2020-1938.yaml'), 'utf8').replace('{{Host}}:8009', `{{Host}}:${ajp.port}`);
+    const ghostcat = parsed(text, 'CVE-2020-1938.yaml');
+    try {
+      const onSsh = await runTcpTemplate(ghostcat, service(ssh.port), context());
+      assert.deepEqual(onSsh.matches, [], 'no finding on the SSH service for a listener on another port');
+      assert.equal(ajp.connections(), 0, 'the other port is not connected to from the SSH service');
+      const onAjp = await runTcpTemplate(ghostcat, service(ajp.port), context());
+      assert.deepEqual(onAjp.matches.map((m) => m.matchedAt), [`127.0.0.1:${ajp.port}`]);
+      assert.equal(ajp.connections(), 1, '{{Hostname}} and {{Host}}:<port> are the same address, connected once');
+    } finally {
+      await ajp.close();
+      await ssh.close();
+    }
+  });
+
+  it('template variables never override the helper variables Host, Port, Hostname', async () => {
+    const server = await startServer(replyOnData('pong'));
+    const echo = parsed(
+      ['id: vars-echo', 'info:', '  name: v', '  severity: info', 'variables:', '  Host: "evil.example"', '  Port: "1"', 'tcp:', '  - host:', '      - "{{Hostname}}"',
+        '    inputs:', '      - data: "{{Host}} {{Port}}"', '    matchers:', '      - type: word', '        words:', '          - "pong"', ''].join('\n'),
+      'vars-echo.yaml',
+    );
+    try {
+      const outcome = await runTcpTemplate(echo, service(server.port), context());
+      assert.equal(outcome.matches.length, 1);
+      assert.equal(Buffer.concat(server.received).toString(), `127.0.0.1 ${server.port}`);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('nuclei tcp executor over TLS', { skip: skip || (hasOpenssl() ? false : 'openssl CLI not found (test certificates)') }, () => {
   let pki: TestPki;
   before(() => {
@@ -120,6 +168,17 @@ describe('nuclei tcp executor over TLS', { skip: skip || (hasOpenssl() ? false :
       assert.deepEqual(outcome.matches[0]!.extracted, ['12.2.1.3.0']);
       assert.match(outcome.matches[0]!.request!, /^t3s 12\.2\.1/);
       assert.equal(outcome.requestsSent, 2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('runs a plain {{Hostname}} entry through TLS on a service found speaking TLS (openssh-detect)', async () => {
+    const server = await startServer((socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n'), pki.issue({ cn: 'ssh.test' }));
+    try {
+      const outcome = await runTcpTemplate(template('network/detection/openssh-detect.yaml'), service(server.port, { tls: true }), context());
+      assert.deepEqual(outcome.matches.map((m) => m.matchedAt), [`127.0.0.1:${server.port}`]);
+      assert.deepEqual(outcome.notes, []);
     } finally {
       await server.close();
     }

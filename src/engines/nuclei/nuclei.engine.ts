@@ -160,6 +160,19 @@ function selectionNotes(loaded: LoadedTemplates, selection: TemplateSelection): 
   return notes;
 }
 
+/** `work`'s value, or undefined as soon as `signal` aborts (the work is left to settle on its own). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = (): void => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
+}
+
 async function produceEvents(
   job: EngineJob,
   settings: NucleiEngineSettings,
@@ -172,8 +185,11 @@ async function produceEvents(
   const urlHosts = new Map<string, string>();
   for (const target of job.targets) {
     if (target.kind !== 'url') continue;
+    if (signal.aborted) return;
     try {
-      const service = await serviceOfUrl(target.value, job);
+      // A look-up takes up to the DNS timeout: an abort must not wait for it, target after target.
+      const service = await untilAborted(serviceOfUrl(target.value, job), signal);
+      if (service === undefined) return;
       services.push(service);
       urlHosts.set(service.host, service.address);
     } catch (error) {
@@ -203,6 +219,7 @@ async function produceEvents(
   await emit({ type: 'progress', percent: start });
 
   const answered = new Set<string>();
+  const failed = new Set<string>();
   const skipped: string[] = [];
   const gate = createHostGate({
     concurrency: applied.hostConcurrency,
@@ -219,7 +236,11 @@ async function produceEvents(
     context: {
       egress: job.egress,
       signal,
-      gate: { ...gate, answered: (host) => (answered.add(host), gate.answered(host)) },
+      gate: {
+        ...gate,
+        answered: (host) => (answered.add(host), gate.answered(host)),
+        networkError: (host, error) => (failed.add(host), gate.networkError(host, error)),
+      },
       timeoutMs: settings.timeoutMs ?? DEFAULT_NUCLEI_TIMEOUT_MS,
       templatesDir: settings.templatesDir,
       vars: {},
@@ -231,8 +252,9 @@ async function produceEvents(
     percentOf: (share) => start + Math.floor((100 - start) * share),
   });
   if (signal.aborted) return;
-  // URL targets had no discovery to say whether they were up: a host that answered any request was.
-  for (const [host, address] of urlHosts) await emit({ type: 'host', hostname: host, address, state: answered.has(host) ? 'up' : 'down' });
+  // URL targets had no discovery to say whether they were up: a host is down when its exchanges
+  // failed and none was answered; one nothing was asked of (no template ran on it) resolved, so up.
+  for (const [host, address] of urlHosts) await emit({ type: 'host', hostname: host, address, state: failed.has(host) && !answered.has(host) ? 'down' : 'up' });
   for (const message of skipped) await emit({ type: 'incomplete', message });
   await emit({
     type: 'log',

@@ -17,6 +17,8 @@ export const DEFAULT_RUN_CONCURRENCY = 25;
 export const DEFAULT_MAX_HOST_ERRORS = 30;
 
 const MAX_LIST = 200;
+/** Stars in one template-id glob: enough for any real pattern (`cves-*-*`), and a bound on matching work. */
+export const MAX_GLOB_STARS = 8;
 const MAX_RATE = 1_000_000;
 
 /** The caps of the options: the deployment's own limits (`EngineLimits` fits). */
@@ -31,6 +33,13 @@ function nameList(description: string) {
   return Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: MAX_LIST, description }));
 }
 
+/** A list of template ids or globs; each glob has at most MAX_GLOB_STARS stars. */
+function globList(description: string) {
+  // `[^*]` and `\*` never overlap, so this pattern checks in linear time.
+  const pattern = `^[^*]*(?:\\*[^*]*){0,${MAX_GLOB_STARS}}$`;
+  return Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern }), { maxItems: MAX_LIST, description }));
+}
+
 /** The options schema, its maximums taken from the deployment's caps. */
 export function nucleiOptionsSchema(caps: NucleiOptionCaps) {
   return Type.Object(
@@ -38,8 +47,8 @@ export function nucleiOptionsSchema(caps: NucleiOptionCaps) {
       tags: nameList('Run only templates with at least one of these tags. Naming a tag excluded by default (intrusive, fuzz, bruteforce, default-login) opts in to it; dos never runs'),
       exclude_tags: nameList('Leave out templates with any of these tags (added to the default exclusions)'),
       severities: Type.Optional(Type.Array(Type.Union(SEVERITIES.map((s) => Type.Literal(s))), { minItems: 1, description: 'Run only templates of these severities' })),
-      template_ids: nameList('Run only these templates: ids, or globs with * (cves-2021-*). A template excluded by default by its tags runs when named here'),
-      exclude_template_ids: nameList('Leave out these templates: ids or globs with *'),
+      template_ids: globList(`Run only these templates: ids, or globs with * (cves-2021-*; at most ${MAX_GLOB_STARS} stars). A template excluded by default by its tags runs when named here`),
+      exclude_template_ids: globList(`Leave out these templates: ids or globs with * (at most ${MAX_GLOB_STARS} stars)`),
       rate_per_host: Type.Optional(
         Type.Integer({ minimum: 1, maximum: caps.ratePerSecond > 0 ? caps.ratePerSecond : MAX_RATE, description: `Requests per second to one host (default ${DEFAULT_RATE_PER_HOST}), at most RAMPART_SCAN_RATE` }),
       ),

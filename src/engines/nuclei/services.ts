@@ -5,7 +5,8 @@
  * engine never imports a sibling); a `host:port` target too, on its port alone, so that discovery
  * says whether it speaks HTTP(S), TLS or neither. Then each template family picks its services:
  * - http: every HTTP(S) service;
- * - tcp: the services on a port the template declares, or every non-HTTP service when it declares none;
+ * - tcp: the services on a port the template declares (`port:`, or a fixed port in a `host:` entry
+ *   such as `{{Host}}:8009`), or every non-HTTP service when it declares none;
  * - ssl: every TLS service;
  * - dns: every host name (never an address), once.
  */
@@ -13,7 +14,7 @@ import { isIP } from 'node:net';
 import { EngineError, type EngineEvent, type EngineJob, type JobTarget } from '../engine.js';
 import { splitHostPort } from '../../shared/host-port.js';
 import type { ServiceTarget } from './execute/contract.js';
-import { templatePorts } from './execute/tcp.js';
+import { entryPort, templatePorts } from './execute/tcp.js';
 import type { ProtocolFamily } from './selection.js';
 import type { Template } from './templates/template.types.js';
 
@@ -76,9 +77,14 @@ export function serviceTarget(service: DiscoveredService): ServiceTarget {
   return { ...service, basePath: '/' };
 }
 
-/** The ports a tcp template's blocks declare (`port: 6379`, `port: 80,443`); empty when none does. */
+/**
+ * The ports a tcp template's blocks declare (`port: 6379`, `port: 80,443`) or fix in a `host:`
+ * entry (`{{Host}}:8009`); empty when none does. The executor only connects to the service's own
+ * port, so a fixed-port entry runs once per host, on the service discovery found at that port.
+ */
 export function declaredPorts(t: Template): number[] {
-  return [...new Set(t.tcp.flatMap((block) => templatePorts(block)))];
+  const fixed = (block: Template['tcp'][number]): number[] => block.host.flatMap((entry) => entryPort(entry) ?? []);
+  return [...new Set(t.tcp.flatMap((block) => [...templatePorts(block), ...fixed(block)]))];
 }
 
 const isIpAddress = (host: string): boolean => /^[\d.]+$/.test(host) || host.includes(':');

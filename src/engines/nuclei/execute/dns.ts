@@ -81,7 +81,7 @@ async function runBlock(template: Template, block: DnsRequest, service: ServiceT
   const prepared = await prepareBlock(template, block, DNS_PART, 'dns', context, outcome.notes);
   if (!prepared) return false;
   const { ops, deps, combinations } = prepared;
-  const vars = blockVariables(template, { FQDN: domain }, context.vars);
+  const vars = blockVariables(template, { FQDN: domain }, context.vars, false);
   for (const payload of combinations) {
     const name = expandMarkers(block.nameField, { ...vars, ...payload } as never);
     if (unresolvedMarker(name) !== undefined) {

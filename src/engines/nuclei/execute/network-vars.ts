@@ -50,10 +50,16 @@ export function templateConstants(template: Template): Record<string, string> {
   return values;
 }
 
-/** Helper variables and `randstr`s, then the template's `variables` (each may use the earlier ones), then the user's values. */
-export function blockVariables(template: Template, helpers: Record<string, unknown>, userVars: Record<string, string>): Record<string, unknown> {
+/**
+ * Helper variables and `randstr`s, then the template's `variables` (each may use the earlier ones),
+ * then the user's values. The helpers win over a template variable of the same name where nuclei's
+ * protocol merges them last (network and ssl: a template cannot point `{{Host}}` or `{{Port}}`
+ * elsewhere); `helpersWin: false` lets the template's win (nuclei's dns protocol).
+ */
+export function blockVariables(template: Template, helpers: Record<string, unknown>, userVars: Record<string, string>, helpersWin = true): Record<string, unknown> {
   const scope: Record<string, unknown> = { ...templateConstants(template), ...helpers };
-  return { ...scope, ...evaluateTemplateVariables(template.variables, scope, userVars), ...userVars };
+  const own = evaluateTemplateVariables(template.variables, scope, userVars);
+  return { ...scope, ...own, ...(helpersWin ? helpers : {}), ...userVars };
 }
 
 /** The first `{{...}}` left after expansion, as nuclei's ContainsUnresolvedVariables sees it (nuclei skips such a request). */

@@ -1,7 +1,7 @@
 /**
  * The `tcp:` (legacy `network:`) executor: nuclei's pkg/protocols/network/request.go on one
- * service. For each `host:` entry (`{{Hostname}}`, `tls://{{Hostname}}`, an explicit host:port)
- * and each payload combination: connect (TLS for `tls://`, certificate not verified, SNI the
+ * service. For each `host:` entry (`{{Hostname}}`, `tls://{{Hostname}}`, an explicit host:port;
+ * only entries at the service's own host:port are sent) and each payload combination: connect (TLS for `tls://`, certificate not verified, SNI the
  * name), write the inputs in order (text or hex, markers expanded; `read` after an input reads
  * once, a named read becomes an event entry), then read once (`read-size`, default 1024) or
  * until the peer closes (`read-all`), and run the block's operators on the event.
@@ -29,6 +29,13 @@ const LEGACY_TLS = { rejectUnauthorized: false, minVersion: 'TLSv1', ciphers: 'D
 export function templatePorts(block: TcpRequest): number[] {
   const listed = (block.port ?? '').split(',').map((p) => Number.parseInt(p.trim(), 10));
   return [...new Set(listed.filter((p) => Number.isInteger(p) && p > 0 && p < 65536))];
+}
+
+/** A `host:` entry's fixed port (`{{Host}}:8009`, `tls://{{Host}}:7001`); undefined for `{{Hostname}}` (the service's). */
+export function entryPort(entry: string): number | undefined {
+  const port = /:(\d{1,5})$/.exec(entry.trim())?.[1];
+  const value = port === undefined ? NaN : Number(port);
+  return value > 0 && value < 65536 ? value : undefined;
 }
 
 /**
@@ -128,15 +135,21 @@ async function runBlock(template: Template, block: TcpRequest, service: ServiceT
   const entries = block.host.length > 0 ? block.host : ['{{Hostname}}'];
   const vars = blockVariables(template, helperVariables(service.host, service.port), context.vars);
   for (const entry of entries) {
-    // A service the engine found speaking TLS is reached through TLS whatever the entry says.
-    const tls = entry.startsWith('tls://') || service.tls;
-    const address = expandMarkers(tls ? entry.slice('tls://'.length) : entry, vars as never);
+    const tlsEntry = entry.startsWith('tls://');
+    const address = expandMarkers(tlsEntry ? entry.slice('tls://'.length) : entry, vars as never);
     const split = splitHostPort(address);
     const targetPort = Number(split?.port);
     if (unresolvedMarker(address) !== undefined || !split || !Number.isInteger(targetPort) || targetPort <= 0 || targetPort > 65535) {
       outcome.notes.push(`${template.id}: tcp address "${address}" has no usable host and port; skipped.`);
       continue;
     }
+    // Only the service itself: a finding is reported at the service, and another port (the
+    // `{{Host}}:8009` of a port-less template run on an SSH service) is neither the service that
+    // answered nor one discovery found open in the scan's ports. The engine runs such a template
+    // on the services at its fixed ports instead (services.ts).
+    if (targetPort !== service.port || split.host !== service.host) continue;
+    // A service the engine found speaking TLS is reached through TLS whatever the entry says.
+    const tls = tlsEntry || service.tls;
     if (visited.has(address)) continue;
     visited.add(address);
     const target = { host: split.host, port: targetPort, tls, matched: address };
