@@ -3,6 +3,7 @@
  * consumer (the orchestrator writing to the database) slows the scan down instead of letting
  * events pile up in memory.
  */
+import { setMaxListeners } from 'node:events';
 
 /** A single-consumer async queue with back-pressure. */
 export class EventChannel<T extends object> implements AsyncIterable<T> {
@@ -68,5 +69,44 @@ export class EventChannel<T extends object> implements AsyncIterable<T> {
 
   private releaseProducers(): void {
     for (const waiter of this.spaceWaiters.splice(0)) waiter();
+  }
+}
+
+/**
+ * An engine's run as an iteration: `produce` works under its own stop signal and pushes events
+ * into a bounded channel; the iteration yields them until the producer ends (a failure is thrown
+ * as `toError` makes it) and returns quietly once `signal` aborts. The stop signal also fires when
+ * the consumer leaves early (break / return()), and the iteration ends only after the producer has
+ * let go of its sockets and timers.
+ */
+export async function* streamEvents<T extends object>(
+  signal: AbortSignal,
+  capacity: number,
+  produce: (stop: AbortSignal, push: (item: T) => Promise<void>) => Promise<void>,
+  toError: (error: unknown) => unknown,
+): AsyncGenerator<T, void, undefined> {
+  const stop = new AbortController();
+  // Every worker of a run listens on it: no listener-count warning.
+  setMaxListeners(0, stop.signal);
+  const channel = new EventChannel<T>(capacity);
+  const onAbort = (): void => {
+    stop.abort(signal.reason);
+    channel.cancel();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  const producer = produce(stop.signal, (item) => channel.push(item)).then(
+    () => channel.close(),
+    (error: unknown) => channel.close(toError(error)),
+  );
+  try {
+    for await (const item of channel) {
+      if (signal.aborted) return;
+      yield item;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    stop.abort();
+    channel.cancel();
+    await producer;
   }
 }

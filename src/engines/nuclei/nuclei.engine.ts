@@ -12,9 +12,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setMaxListeners } from 'node:events';
 import { EngineError, type Engine, type EngineEvent, type EngineJob } from '../engine.js';
-import { EventChannel } from '../../shared/event-channel.js';
+import { streamEvents } from '../../shared/event-channel.js';
 import type { ServiceTarget, SharedResponses, TemplateExecutor } from './execute/contract.js';
 import { createSharedResponses } from './execute/shared-responses.js';
 import { createHostGate } from './host-gate.js';
@@ -112,30 +111,12 @@ async function* runJob(job: EngineJob, settings: NucleiEngineSettings): AsyncGen
   };
   for (const message of selectionNotes(loaded, selection)) yield message;
 
-  // Our own controller also stops the work when the consumer leaves early (break / return()).
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal);
-  const channel = new EventChannel<EngineEvent>(CHANNEL_CAPACITY);
-  const onAbort = (): void => {
-    stop.abort(job.signal.reason);
-    channel.cancel();
-  };
-  job.signal.addEventListener('abort', onAbort, { once: true });
-  const producer = produceEvents(job, settings, selection, applied, stop.signal, (event) => channel.push(event)).then(
-    () => channel.close(),
-    (error: unknown) => channel.close(error instanceof EngineError ? error : new EngineError('internal', `The nuclei engine failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
+  yield* streamEvents<EngineEvent>(
+    job.signal,
+    CHANNEL_CAPACITY,
+    (stop, push) => produceEvents(job, settings, selection, applied, stop, push),
+    (error) => (error instanceof EngineError ? error : new EngineError('internal', `The nuclei engine failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
   );
-  try {
-    for await (const event of channel) {
-      if (job.signal.aborted) return;
-      yield event;
-    }
-  } finally {
-    job.signal.removeEventListener('abort', onAbort);
-    stop.abort();
-    channel.cancel();
-    await producer;
-  }
 }
 
 /** The notes saying what of the template set did not run and why. */

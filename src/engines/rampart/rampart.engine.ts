@@ -7,9 +7,8 @@
  * destroyed, and the iteration returns normally (it does not throw) as soon as the scan's
  * workers have let go of their sockets and timers. The orchestrator knows it aborted.
  */
-import { setMaxListeners } from 'node:events';
 import { EngineError, type Engine, type EngineEvent, type EngineJob, type EngineLimits } from '../engine.js';
-import { EventChannel } from '../../shared/event-channel.js';
+import { streamEvents } from '../../shared/event-channel.js';
 import { resolvePorts, type PortSet } from './ports.js';
 import { scanPorts } from './scan.js';
 import type { Check } from './checks/check.js';
@@ -95,30 +94,7 @@ async function* runJob(given: EngineJob, deployment: Stages): AsyncGenerator<Eng
   if (job.signal.aborted) return;
   yield { type: 'engine', name: 'rampart', version: RAMPART_ENGINE_VERSION };
 
-  // Our own controller also stops the scan when the consumer leaves early (break / return()).
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal);
-  const channel = new EventChannel<EngineEvent>(CHANNEL_CAPACITY);
-  const onAbort = (): void => {
-    stop.abort(job.signal.reason);
-    channel.cancel();
-  };
-  job.signal.addEventListener('abort', onAbort, { once: true });
-  const producer = produceEvents(job, ports, stages, stop.signal, (event) => channel.push(event)).then(
-    () => channel.close(),
-    (error: unknown) => channel.close(toEngineError(error)),
-  );
-  try {
-    for await (const event of channel) {
-      if (job.signal.aborted) return;
-      yield event;
-    }
-  } finally {
-    job.signal.removeEventListener('abort', onAbort);
-    stop.abort();
-    channel.cancel();
-    await producer;
-  }
+  yield* streamEvents<EngineEvent>(job.signal, CHANNEL_CAPACITY, (stop, push) => produceEvents(job, ports, stages, stop, push), toEngineError);
 }
 
 async function produceEvents(
