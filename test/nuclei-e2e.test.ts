@@ -74,18 +74,12 @@ async function runScan(ctx: TestApp, auth: Record<string, string>, target: strin
   return { uuid, run };
 }
 
-test(`a Nuclei scan runs community templates on the services it finds and on URL targets (${STORE_KIND})`, { skip: NO_TEMPLATES, timeout: 120_000 }, async (t) => {
-  const vulnerable = await listen(t, vicidial(true));
-  const patched = await listen(t, vicidial(false));
-  // The same product behind TLS, when the openssl CLI can make a certificate: detection says HTTPS.
-  const pki = hasOpenssl() ? new TestPki() : undefined;
-  if (pki) t.after(() => pki.cleanup());
-  const secure = pki ? await listen(t, vicidial(true), pki.issue({ cn: 'localhost', selfSigned: true })) : undefined;
-  const dir = await templatesDir(t, USED);
+/** A test app with a worker: loopback allowed, `dir` as the templates, `scanPorts` as RAMPART_SCAN_PORTS; and a pro user. */
+async function startNucleiApp(t: TestContext, dir: string, scanPorts: string): Promise<{ ctx: TestApp; user: Awaited<ReturnType<typeof signUp>> }> {
   const ctx = await buildTestApp(t, {
     env: {
       RAMPART_ALLOW_TARGETS: '127.0.0.0/8',
-      RAMPART_SCAN_PORTS: [vulnerable, patched, ...(secure ? [secure] : [])].join(','),
+      RAMPART_SCAN_PORTS: scanPorts,
       RAMPART_CONNECT_TIMEOUT_MS: '1000',
       RAMPART_READ_TIMEOUT_MS: '2000',
       RAMPART_WORKER_POLL_MS: '50',
@@ -96,6 +90,18 @@ test(`a Nuclei scan runs community templates on the services it finds and on URL
   const user = await signUp(ctx, { role: 'pro' });
   const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log: silent, worker: true, scheduler: false });
   t.after(() => background.stop());
+  return { ctx, user };
+}
+
+test(`a Nuclei scan runs community templates on the services it finds and on URL targets (${STORE_KIND})`, { skip: NO_TEMPLATES, timeout: 120_000 }, async (t) => {
+  const vulnerable = await listen(t, vicidial(true));
+  const patched = await listen(t, vicidial(false));
+  // The same product behind TLS, when the openssl CLI can make a certificate: detection says HTTPS.
+  const pki = hasOpenssl() ? new TestPki() : undefined;
+  if (pki) t.after(() => pki.cleanup());
+  const secure = pki ? await listen(t, vicidial(true), pki.issue({ cn: 'localhost', selfSigned: true })) : undefined;
+  const dir = await templatesDir(t, USED);
+  const { ctx, user } = await startNucleiApp(t, dir, [vulnerable, patched, ...(secure ? [secure] : [])].join(','));
 
   // A host target: the Rampart port scan finds both web servers, the template runs on each.
   const { run } = await runScan(ctx, user.auth, '127.0.0.1');
@@ -165,21 +171,8 @@ test(`a Nuclei scan of host:port detects that service's protocol and runs the te
   const vulnerable = await listen(t, vicidial(true));
   const other = await listen(t, vicidial(true));
   const dir = await templatesDir(t, USED);
-  const ctx = await buildTestApp(t, {
-    env: {
-      RAMPART_ALLOW_TARGETS: '127.0.0.0/8',
-      // The deployment's port list names neither server: the target's own port is what is scanned.
-      RAMPART_SCAN_PORTS: String(other === 1 ? 2 : 1),
-      RAMPART_CONNECT_TIMEOUT_MS: '1000',
-      RAMPART_READ_TIMEOUT_MS: '2000',
-      RAMPART_WORKER_POLL_MS: '50',
-      RAMPART_NUCLEI_TEMPLATES: dir,
-      RAMPART_RATE_LIMITS: 'pro=100000',
-    },
-  });
-  const user = await signUp(ctx, { role: 'pro' });
-  const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log: silent, worker: true, scheduler: false });
-  t.after(() => background.stop());
+  // The deployment's port list names neither server: the target's own port is what is scanned.
+  const { ctx, user } = await startNucleiApp(t, dir, String(other === 1 ? 2 : 1));
 
   const { run } = await runScan(ctx, user.auth, `127.0.0.1:${vulnerable}`);
   assert.equal(run.outcome, 'succeeded', run.error);
@@ -199,22 +192,9 @@ function apache2449(req: http.IncomingMessage, res: http.ServerResponse): void {
 test(`the same CVE found by Rampart's version match and by a template is one finding listing both engines (${STORE_KIND})`, { skip: NO_TEMPLATES || noVulnDbFixtures, timeout: 180_000 }, async (t) => {
   const port = await listen(t, apache2449);
   const dir = await templatesDir(t, ['http/cves/2021/CVE-2021-41773.yaml']);
-  const ctx = await buildTestApp(t, {
-    env: {
-      RAMPART_ALLOW_TARGETS: '127.0.0.0/8',
-      RAMPART_SCAN_PORTS: String(port),
-      RAMPART_CONNECT_TIMEOUT_MS: '1000',
-      RAMPART_READ_TIMEOUT_MS: '2000',
-      RAMPART_WORKER_POLL_MS: '50',
-      RAMPART_NUCLEI_TEMPLATES: dir,
-      RAMPART_RATE_LIMITS: 'pro=100000',
-    },
-  });
+  const { ctx, user } = await startNucleiApp(t, dir, String(port));
   const sources = await startSources(t);
   await syncVulnDb(ctx.store.db, fast(sources.sources));
-  const user = await signUp(ctx, { role: 'pro' });
-  const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log: silent, worker: true, scheduler: false });
-  t.after(() => background.stop());
 
   const rampart = await runScan(ctx, user.auth, '127.0.0.1', 'Rampart');
   assert.equal(rampart.run.outcome, 'succeeded', rampart.run.error);

@@ -16,7 +16,7 @@ import { evaluateBlock } from './block-operators.js';
 import { HostSkippedError, type ExecutionContext, type ServiceTarget, type TemplateExecutor, type TemplateOutcome } from './contract.js';
 import { typeNumber } from './dns-text.js';
 import { buildDnsEvent, DNS_PART } from './network-event.js';
-import { emptyOutcome, prepareBlock, toMatches } from './network-exchange.js';
+import { blocksExecutor, prepareBlock, toMatches } from './network-exchange.js';
 import { blockVariables, unresolvedMarker } from './network-vars.js';
 
 /** Attempts per question at most (`retries`), whatever the template asks. */
@@ -127,10 +127,4 @@ async function runBlock(template: Template, block: DnsRequest, service: ServiceT
 }
 
 /** Runs a template's `dns:` blocks on one service (TemplateExecutor). */
-export const runDnsTemplate: TemplateExecutor = async (template, service, context) => {
-  const outcome = emptyOutcome();
-  for (const block of template.dns) {
-    if (await runBlock(template, block, service, context, outcome)) break;
-  }
-  return outcome;
-};
+export const runDnsTemplate: TemplateExecutor = blocksExecutor((template) => template.dns, runBlock);

@@ -5,7 +5,7 @@
  * the deployment's guard stops the template with a note), the abort re-thrown.
  */
 import { EgressError } from '../../../shared/egress.js';
-import { HostSkippedError, type ExecutionContext, type TemplateMatch, type TemplateOutcome } from './contract.js';
+import { HostSkippedError, type ExecutionContext, type ServiceTarget, type TemplateExecutor, type TemplateMatch, type TemplateOutcome } from './contract.js';
 import { OperatorCompileError, type CompiledOperators, type ExtractorDeps } from '../match/index.js';
 import type { AttackType, OperatorsBlock, PayloadSource, Template } from '../templates/template.types.js';
 import { compileNetworkOperators, operatorDeps, type PartMapper, type ReportedResult } from './block-operators.js';
@@ -78,8 +78,22 @@ export async function prepareBlock(
 }
 
 /** An empty outcome to fill. */
-export function emptyOutcome(): TemplateOutcome {
+function emptyOutcome(): TemplateOutcome {
   return { matches: [], requestsSent: 0, requestsShared: 0, notes: [] };
+}
+
+/** Runs one block into the outcome; true when the template stops there (stop-at-first-match). */
+export type BlockRunner<B> = (template: Template, block: B, service: ServiceTarget, context: ExecutionContext, outcome: TemplateOutcome) => Promise<boolean>;
+
+/** The executor of one protocol family: its blocks in order, each through `runBlock`, into one outcome. */
+export function blocksExecutor<B>(blocksOf: (template: Template) => readonly B[], runBlock: BlockRunner<B>): TemplateExecutor {
+  return async (template, service, context) => {
+    const outcome = emptyOutcome();
+    for (const block of blocksOf(template)) {
+      if (await runBlock(template, block, service, context, outcome)) break;
+    }
+    return outcome;
+  };
 }
 
 /** Excerpts stored with a match are bounded: a banner or a JSON summary, not a transfer. */

@@ -15,7 +15,7 @@ import type { SslRequest, Template } from '../templates/template.types.js';
 import { evaluateBlock } from './block-operators.js';
 import type { ExecutionContext, ServiceTarget, TemplateExecutor, TemplateOutcome } from './contract.js';
 import { SSL_PART } from './network-event.js';
-import { emptyOutcome, guardedExchange, prepareBlock, toMatches } from './network-exchange.js';
+import { blocksExecutor, guardedExchange, prepareBlock, toMatches } from './network-exchange.js';
 import { blockVariables, helperVariables, splitHostPort, unresolvedMarker } from './network-vars.js';
 import { buildSslEvent, nodeTlsVersion } from './ssl-event.js';
 
@@ -77,10 +77,4 @@ async function runBlock(template: Template, block: SslRequest, service: ServiceT
 }
 
 /** Runs a template's `ssl:` blocks on one service (TemplateExecutor). */
-export const runSslTemplate: TemplateExecutor = async (template, service, context) => {
-  const outcome = emptyOutcome();
-  for (const block of template.ssl) {
-    if (await runBlock(template, block, service, context, outcome)) break;
-  }
-  return outcome;
-};
+export const runSslTemplate: TemplateExecutor = blocksExecutor((template) => template.ssl, runBlock);

@@ -11,7 +11,7 @@ import type { TcpInput, TcpRequest, Template } from '../templates/template.types
 import { evaluateBlock } from './block-operators.js';
 import type { ExecutionContext, ServiceTarget, TemplateExecutor, TemplateOutcome } from './contract.js';
 import { buildTcpEvent, TCP_PART, type TcpExchange } from './network-event.js';
-import { emptyOutcome, guardedExchange, prepareBlock, toMatches } from './network-exchange.js';
+import { blocksExecutor, guardedExchange, prepareBlock, toMatches } from './network-exchange.js';
 import { blockVariables, helperVariables, joinHostPort, splitHostPort, unresolvedMarker } from './network-vars.js';
 import { SocketReader } from './socket-reader.js';
 
@@ -193,10 +193,4 @@ async function runBlock(template: Template, block: TcpRequest, service: ServiceT
 }
 
 /** Runs a template's `tcp:` blocks on one service (TemplateExecutor). */
-export const runTcpTemplate: TemplateExecutor = async (template, service, context) => {
-  const outcome = emptyOutcome();
-  for (const block of template.tcp) {
-    if (await runBlock(template, block, service, context, outcome)) break;
-  }
-  return outcome;
-};
+export const runTcpTemplate: TemplateExecutor = blocksExecutor((template) => template.tcp, runBlock);
