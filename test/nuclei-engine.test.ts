@@ -152,6 +152,7 @@ describe('nuclei engine', () => {
       'info.yaml': httpTemplate('info-one', { severity: 'info' }),
       'intrusive.yaml': httpTemplate('intrusive-one', { tags: 'cve,intrusive' }),
       'dos.yaml': httpTemplate('dos-one', { tags: 'dos' }),
+      'put.yaml': httpTemplate('put-one').replace('method: GET', 'method: PUT'),
       'unsafe.yaml': httpTemplate('unsafe-one', { extra: '    unsafe: true' }),
       'oob.yaml': httpTemplate('oob-one', { path: '?u={{interactsh-url}}' }),
       'code.yaml': 'id: code-one\ninfo:\n  name: code\n  severity: high\ncode:\n  - engine: [sh]\n    source: id\n',
@@ -166,11 +167,13 @@ describe('nuclei engine', () => {
     const plain = await run({});
     assert.deepEqual(plain.ids, ['info-one', 'plain']);
     assert.ok(plain.logs.some((m) => /^1 template file could not be loaded: broken\.yaml/.test(m)), plain.logs.join('\n'));
-    assert.ok(plain.logs.some((m) => /^Templates: 6 in the default set, 1 never run here .*, 2 left out by the tag exclusions and the scan's options, 2 run\.$/.test(m)), plain.logs.join('\n'));
+    assert.ok(plain.logs.some((m) => /^Templates: 7 in the default set, 1 never run here .*, 3 left out by the tag exclusions and the scan's options, 2 run\.$/.test(m)), plain.logs.join('\n'));
     assert.ok(plain.logs.some((m) => /^1 selected templates were skipped: .*interactsh 1/.test(m)), plain.logs.join('\n'));
 
     assert.deepEqual((await run({ tags: ['intrusive'] })).ids, ['intrusive-one'], 'naming a default-excluded tag opts in');
     assert.deepEqual((await run({ template_ids: ['intrusive-*', 'dos-*'] })).ids, ['intrusive-one'], 'a named template opts in; dos never runs');
+    assert.deepEqual((await run({ template_ids: ['put-one'] })).ids, ['put-one'], 'a template that writes (PUT) runs only when named');
+    assert.deepEqual((await run({ template_ids: ['put-*'] })).ids, ['put-one']);
     assert.deepEqual((await run({ severities: ['high'] })).ids, ['plain']);
     assert.deepEqual((await run({ exclude_template_ids: ['pl*'] })).ids, ['info-one']);
     assert.deepEqual((await run({ exclude_tags: ['test'] })).ids, []);

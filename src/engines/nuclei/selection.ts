@@ -7,10 +7,12 @@
  *
  * Default exclusions (../shared/reference/nuclei.md section 10): `dos` never runs (it can take a
  * service down); `intrusive`, `fuzz`, `bruteforce` and `default-login` (it can lock accounts) run
- * only when the scan names them in `tags` or names the template in `template_ids`.
+ * only when the scan names them in `tags` or names the template in `template_ids`. Templates that
+ * send PUT, DELETE or PATCH requests (they may write to or delete from the scanned server, which a
+ * scan must leave as it found it) run only when the scan names them in `template_ids`.
  */
 import { analyzeTemplateFeatures, findBlockingFeatures } from './templates/features.js';
-import { classifyTemplateSafety } from './templates/safety.js';
+import { classifyTemplateSafety, sendsWritingRequests } from './templates/safety.js';
 import type { Template } from './templates/template.types.js';
 import type { AppliedNucleiOptions } from './options.js';
 
@@ -136,6 +138,7 @@ export function selectionVerdict(options: AppliedNucleiOptions['selection'], set
       (wantedTags.size === 0 || tags.some((tag) => wantedTags.has(tag))) &&
       (!wantedId || named) &&
       !(excludedId?.(t.id) ?? false) &&
+      (named || !sendsWritingRequests(t)) &&
       (!severities || severities.has(t.info.severity));
     return keep ? 'kept' : 'filtered';
   };

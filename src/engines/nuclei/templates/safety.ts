@@ -60,3 +60,25 @@ export function classifyTemplateSafety(t: Template, options: SafetyOptions = {})
   }
   return { allowed: reasons.length === 0, inDefaultSet, reasons };
 }
+
+/** HTTP methods that create, replace or delete what the server holds. */
+const WRITING_METHODS = new Set(['PUT', 'DELETE', 'PATCH']);
+
+/**
+ * Whether a template sends a request that writes to or deletes from the scanned server (a PUT,
+ * DELETE or PATCH, in a path block or a raw request's request line): a scan must leave nothing
+ * behind, so these run only when a scan names them (selection.ts).
+ */
+export function sendsWritingRequests(t: Template): boolean {
+  return t.http.some(
+    (block) =>
+      (block.path.length > 0 && WRITING_METHODS.has(block.method.toUpperCase())) ||
+      block.raw.some((raw) => WRITING_METHODS.has(rawRequestMethod(raw))),
+  );
+}
+
+/** The method of a raw request: the first word of its first line that is not blank nor an `@` annotation. */
+function rawRequestMethod(raw: string): string {
+  const line = raw.split(/\r?\n/).find((l) => l.trim() !== '' && !l.trim().startsWith('@')) ?? '';
+  return /^\s*([A-Za-z]+)\s/.exec(line)?.[1]?.toUpperCase() ?? '';
+}
