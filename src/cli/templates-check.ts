@@ -11,7 +11,7 @@ import { SUPPORTED_FEATURES } from '../engines/nuclei/supported-features.js';
 import { summarizeCoverage } from '../engines/nuclei/templates/coverage.js';
 import { loadTemplates } from '../engines/nuclei/templates/load-templates.js';
 import { verifyTemplateSignature, type SignatureVerdict } from '../engines/nuclei/templates/signature.js';
-import { readSyncManifest, type SyncManifest } from './templates-manifest.js';
+import { readSyncManifest, type SyncManifest } from '../engines/nuclei/templates/sync-manifest.js';
 
 /** Failure reasons shown (the rest are counted in the total). */
 const TOP_REASONS = 5;

@@ -18,7 +18,7 @@ import { parseTemplate, isTemplateFailure } from '../engines/nuclei/templates/pa
 import { verifyTemplateSignature } from '../engines/nuclei/templates/signature.js';
 import { download } from '../vulndb/download.js';
 import { unpackTemplatesArchive } from './templates-archive.js';
-import { SYNC_MANIFEST, type SyncManifest } from './templates-manifest.js';
+import { SYNC_MANIFEST, type SyncManifest } from '../engines/nuclei/templates/sync-manifest.js';
 
 /** A release is refused when fewer of its signed templates verify than this share. */
 export const MIN_VERIFIED_SHARE = 0.95;

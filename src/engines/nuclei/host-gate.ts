@@ -53,7 +53,7 @@ class SlotClock {
 }
 
 /** Creates the gate of one run. */
-export function createHostGate(options: HostGateOptions): HostGate & { skippedHosts(): string[] } {
+export function createHostGate(options: HostGateOptions): HostGate {
   const now = options.now ?? (() => performance.now());
   const hosts = new Map<string, HostState>();
   const overall = new SlotClock(options.rateOverall > 0 ? 1000 / options.rateOverall : 0, now);
@@ -101,6 +101,5 @@ export function createHostGate(options: HostGateOptions): HostGate & { skippedHo
       options.onSkip?.(host, state.errors, error);
     },
     isSkipped: (host) => hosts.get(host)?.skipped ?? false,
-    skippedHosts: () => [...hosts].filter(([, s]) => s.skipped).map(([h]) => h),
   };
 }

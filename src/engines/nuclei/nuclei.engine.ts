@@ -10,7 +10,6 @@
  *
  * Abort: once `job.signal` aborts no further event is yielded and the iteration returns normally.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError, type Engine, type EngineEvent, type EngineJob } from '../engine.js';
 import { streamEvents } from '../../shared/event-channel.js';
@@ -22,6 +21,8 @@ import { runTemplates } from './run-templates.js';
 import { selectTemplates, type ProtocolFamily, type TemplateSelection } from './selection.js';
 import { discoveryRuns, serviceOfUrl, serviceTarget, type DiscoverServices } from './services.js';
 import { loadTemplatesCached, type LoadedTemplates } from './templates/load-templates.js';
+import { untilAborted } from '../../shared/until-aborted.js';
+import { readSyncManifest } from './templates/sync-manifest.js';
 
 /** Version recorded on each run; bump it when what the engine finds changes. */
 export const NUCLEI_ENGINE_VERSION = '0.1.0';
@@ -30,8 +31,6 @@ export const NUCLEI_ENGINE_NAME = 'rampart-nuclei';
 /** Bound on one exchange when the deployment sets none (nuclei's `-timeout 10`). */
 export const DEFAULT_NUCLEI_TIMEOUT_MS = 10_000;
 
-/** The manifest `rampart templates sync` writes into the directory it installs. */
-const SYNC_MANIFEST = '.rampart-sync.json';
 /** Parse failures named in the note (the rest counted). */
 const FAILURES_NAMED = 3;
 /** The share of progress discovery takes when it runs. */
@@ -77,13 +76,9 @@ export function createNucleiEngine(settings: NucleiEngineSettings): Engine {
  * manifest, `.rampart-sync.json`), else the directory's name.
  */
 async function templateSetName(directory: string): Promise<string> {
-  try {
-    const manifest = JSON.parse(await readFile(path.join(directory, SYNC_MANIFEST), 'utf8')) as { release?: unknown };
-    if (typeof manifest.release === 'string' && manifest.release.trim() !== '') return manifest.release.trim().slice(0, 64);
-  } catch {
-    // No manifest (a directory set by hand) or an unreadable one: the name says enough.
-  }
-  return path.basename(directory);
+  // A directory set by hand has no manifest: its name says enough.
+  const release = (await readSyncManifest(directory))?.release;
+  return typeof release === 'string' && release.trim() !== '' ? release.trim().slice(0, 64) : path.basename(directory);
 }
 
 async function loadOrFail(directory: string): Promise<LoadedTemplates> {
@@ -139,19 +134,6 @@ function selectionNotes(loaded: LoadedTemplates, selection: TemplateSelection): 
     notes.push({ type: 'log', level: 'warn', message: `${selection.notExecutable} selected templates were skipped: they need features this engine does not implement yet (${blockers}).` });
   }
   return notes;
-}
-
-/** `work`'s value, or undefined as soon as `signal` aborts (the work is left to settle on its own). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise<T | undefined>((resolve, reject) => {
-    const onAbort = (): void => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
-      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
-    );
-  });
 }
 
 async function produceEvents(

@@ -87,8 +87,6 @@ export function declaredPorts(t: Template): number[] {
   return [...new Set(t.tcp.flatMap((block) => [...templatePorts(block), ...fixed(block)]))];
 }
 
-const isIpAddress = (host: string): boolean => /^[\d.]+$/.test(host) || host.includes(':');
-
 /** The services a template of `family` runs on, among the job's services. */
 export function servicesFor(t: Template, family: ProtocolFamily, services: readonly ServiceTarget[]): ServiceTarget[] {
   switch (family) {
@@ -102,7 +100,7 @@ export function servicesFor(t: Template, family: ProtocolFamily, services: reado
     }
     case 'dns': {
       const names = new Map<string, ServiceTarget>();
-      for (const s of services) if (!isIpAddress(s.host) && !names.has(s.host)) names.set(s.host, { host: s.host, address: s.address, port: 53, scheme: null, tls: false, basePath: '/' });
+      for (const s of services) if (isIP(s.host) === 0 && !names.has(s.host)) names.set(s.host, { host: s.host, address: s.address, port: 53, scheme: null, tls: false, basePath: '/' });
       return [...names.values()];
     }
   }

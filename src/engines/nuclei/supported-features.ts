@@ -9,6 +9,7 @@
  * passes the safety check only where the deployment opted in (RAMPART_NUCLEI_UNSAFE).
  */
 import { HTTP_EXECUTOR_FEATURES } from './execute/http-features.js';
+import { NETWORK_EXECUTOR_FEATURES } from './execute/network-features.js';
 
 /** Feature names (and `prefix*` wildcards) the built-in engine executes. */
-export const SUPPORTED_FEATURES: ReadonlySet<string> = new Set([...HTTP_EXECUTOR_FEATURES, 'tcp', 'tcp.text', 'tcp.hex', 'tcp.tls', 'ssl', 'dns']);
+export const SUPPORTED_FEATURES: ReadonlySet<string> = new Set([...HTTP_EXECUTOR_FEATURES, ...NETWORK_EXECUTOR_FEATURES]);

@@ -10,6 +10,7 @@ import { resolveAndCheck } from '../../../shared/address-guard.js';
 import { splitHostPort } from '../../../shared/host-port.js';
 import type { EngineJob, JobTarget } from '../../engine.js';
 import { EngineError } from '../../engine.js';
+import { untilAborted } from '../../../shared/until-aborted.js';
 
 /** The host of a target as nuclei reads it (URL or `host:port` host, name, address or range). */
 function hostOf(target: JobTarget): string {
@@ -24,16 +25,6 @@ function hostOf(target: JobTarget): string {
   } catch {
     throw new EngineError('config', `The target "${target.value}" is not a valid URL.`);
   }
-}
-
-/** The promise's value, or undefined as soon as the signal aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise<T | undefined>((resolve, reject) => {
-    const onAbort = (): void => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**

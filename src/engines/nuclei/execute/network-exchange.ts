@@ -50,6 +50,12 @@ export interface PreparedBlock {
 }
 
 /**
+ * A block's operators compiled once per loaded template, not once per service (a worker keeps its
+ * templates, so a block object lives as long as the template cache).
+ */
+const compiledBlocks = new WeakMap<object, { ops: CompiledOperators; deps: ExtractorDeps } | { error: string }>();
+
+/**
  * Compiles a block's operators and reads its payload sets; undefined, after a note, when the
  * template's own fault (a bad regex, a wordlist outside the templates directory) stops the block.
  */
@@ -61,12 +67,18 @@ export async function prepareBlock(
   context: ExecutionContext,
   notes: string[],
 ): Promise<PreparedBlock | undefined> {
-  let ops: CompiledOperators;
-  try {
-    ops = compileNetworkOperators(block, part);
-  } catch (error) {
-    if (!(error instanceof OperatorCompileError)) throw error;
-    notes.push(`${template.id}: ${error.message}; ${protocol} block skipped.`);
+  let compiled = compiledBlocks.get(block);
+  if (!compiled) {
+    try {
+      compiled = { ops: compileNetworkOperators(block, part), deps: await operatorDeps([block]) };
+    } catch (error) {
+      if (!(error instanceof OperatorCompileError)) throw error;
+      compiled = { error: error.message };
+    }
+    compiledBlocks.set(block, compiled);
+  }
+  if ('error' in compiled) {
+    notes.push(`${template.id}: ${compiled.error}; ${protocol} block skipped.`);
     return undefined;
   }
   const combinations = await blockCombinations(block.payloads ?? {}, block.attack, context.templatesDir);
@@ -74,7 +86,7 @@ export async function prepareBlock(
     notes.push(`${template.id}: ${combinations.message}`);
     return undefined;
   }
-  return { ops, deps: await operatorDeps([block]), combinations };
+  return { ...compiled, combinations };
 }
 
 /** An empty outcome to fill. */
