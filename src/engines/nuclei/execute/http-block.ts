@@ -55,9 +55,17 @@ type Step = 'next' | 'end-block' | 'halt';
 
 /** The payload sets the block names somewhere (nuclei drops the others before combining). */
 function usedPayloads(block: HttpRequest): HttpRequest['payloads'] {
-  const text = JSON.stringify([block.headers, block.matchers, block.extractors, block.body ?? '', block.path, block.raw]);
-  return Object.fromEntries(Object.entries(block.payloads).filter(([name]) => text.includes(name)));
+  let used = usedPayloadsOf.get(block);
+  if (!used) {
+    const text = JSON.stringify([block.headers, block.matchers, block.extractors, block.body ?? '', block.path, block.raw]);
+    used = Object.fromEntries(Object.entries(block.payloads).filter(([name]) => text.includes(name)));
+    usedPayloadsOf.set(block, used);
+  }
+  return used;
 }
+
+/** `usedPayloads` once per loaded block, not once per service. */
+const usedPayloadsOf = new WeakMap<HttpRequest, HttpRequest['payloads']>();
 
 /**
  * Values kept per internal extractor name, and so requests one entry sends under `iterate-all`:

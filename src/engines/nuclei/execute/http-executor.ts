@@ -58,7 +58,7 @@ export const runHttpTemplate: TemplateExecutor = async (template, service, conte
     return outcome;
   }
   const input = inputUrl(service);
-  const constants = makeConstants([JSON.stringify(template.http), JSON.stringify(template.variables)]);
+  const constants = makeConstants(templateTextOf(template));
   const helpers = helperVariables(input, service.address, false);
   const variables = evaluateTemplateVariables(template.variables, { ...helpers, ...context.vars, ...constants }, context.vars);
   const exec: HttpExecution = {
@@ -107,3 +107,14 @@ export const runHttpTemplate: TemplateExecutor = async (template, service, conte
   outcome.requestsShared = exec.send.shared;
   return outcome;
 };
+
+/** The text `makeConstants` reads for `randstr` markers, serialised once per loaded template. */
+const templateTexts = new WeakMap<Template, string[]>();
+function templateTextOf(template: Template): string[] {
+  let text = templateTexts.get(template);
+  if (!text) {
+    text = [JSON.stringify(template.http), JSON.stringify(template.variables)];
+    templateTexts.set(template, text);
+  }
+  return text;
+}
