@@ -104,7 +104,7 @@ async function runExchange(spec: HttpRequestSpec, policy: RedirectPolicy, jar: C
   let method = spec.method;
   let body = spec.body;
   const headers = cleanHeaders(spec.headers);
-  const timeoutMs = spec.timeoutMs === undefined ? context.timeoutMs : Math.min(Math.max(spec.timeoutMs, context.timeoutMs), MAX_ANNOTATION_TIMEOUT_MS);
+  const timeoutMs = exchangeTimeoutMs(spec, context);
   let bytes = 0;
   for (;;) {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -134,7 +134,7 @@ async function runExchange(spec: HttpRequestSpec, policy: RedirectPolicy, jar: C
         return { answer, seconds: (performance.now() - started) / 1000 };
       } catch (error) {
         if (!(error instanceof EgressError)) throw new RequestRefusedError(`${hopUrl}: ${(error as Error).message}`);
-        if (error.code !== 'refused' && error.code !== 'aborted' && error.code !== 'bad-url') context.gate.networkError(host, error);
+        if (countsAgainstHost(error)) context.gate.networkError(host, error);
         throw error;
       }
     });
@@ -223,7 +223,7 @@ export async function sendHttpRequest(spec: HttpRequestSpec, policy: RedirectPol
 /** An unsafe request: never shared (its bytes are the point), one response, no redirects. */
 async function sendUnsafeRequest(spec: HttpRequestSpec, bytes: Uint8Array, maxBody: number, state: SendState, context: ExecutionContext): Promise<HttpExchange> {
   const host = new URL(`${spec.origin}/`).hostname.replace(/^\[(.*)\]$/, '$1');
-  const timeoutMs = spec.timeoutMs === undefined ? context.timeoutMs : Math.min(Math.max(spec.timeoutMs, context.timeoutMs), MAX_ANNOTATION_TIMEOUT_MS);
+  const timeoutMs = exchangeTimeoutMs(spec, context);
   const hop = await context.gate.run(host, async () => {
     if (context.signal.aborted) throw new EgressError('aborted', `${spec.url}: aborted.`);
     state.sent += 1;
@@ -232,13 +232,23 @@ async function sendUnsafeRequest(spec: HttpRequestSpec, bytes: Uint8Array, maxBo
       context.gate.answered(host);
       return answer;
     } catch (error) {
-      if (error instanceof EgressError && error.code !== 'refused' && error.code !== 'aborted') context.gate.networkError(host, error);
+      if (error instanceof EgressError && countsAgainstHost(error)) context.gate.networkError(host, error);
       throw error;
     }
   });
   hop.body = decodeBody(Buffer.from(hop.body), headerText(hop.headers['content-encoding']));
   state.jar.store(hop.host, setCookiesOf(hop.headers));
   return { hops: [hop], bytes: hop.body.byteLength };
+}
+
+/** The bound on one exchange: the deployment's, or a longer `@timeout` annotation up to its cap. */
+function exchangeTimeoutMs(spec: HttpRequestSpec, context: ExecutionContext): number {
+  return spec.timeoutMs === undefined ? context.timeoutMs : Math.min(Math.max(spec.timeoutMs, context.timeoutMs), MAX_ANNOTATION_TIMEOUT_MS);
+}
+
+/** A failure the target caused (timeouts, resets), not our guard's refusal, the abort or a URL we built wrong. */
+function countsAgainstHost(error: EgressError): boolean {
+  return error.code !== 'refused' && error.code !== 'aborted' && error.code !== 'bad-url';
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
