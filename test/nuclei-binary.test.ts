@@ -6,7 +6,7 @@
  * -sj` progress on stderr; variants exit non-zero, or run until cancelled with a child of their own.
  */
 import assert from 'node:assert/strict';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -78,7 +78,9 @@ async function fakeNuclei(t: TestContext, mode: 'ok' | 'fail' | 'slow' | 'broken
   const record = path.join(dir, 'record.json');
   const config = JSON.stringify({ record, replay: REPLAY, mode, fetch });
   const bin = path.join(dir, 'nuclei');
-  await fs.writeFile(bin, `#!/bin/sh\nFAKE_NUCLEI='${config}' exec '${process.execPath}' '${FAKE}' "$@"\n`, { mode: 0o700 });
+  // Written synchronously: an asynchronous write holds the file open on a pool thread, and a child forked meanwhile
+  // by this process keeps that descriptor until it execs, so spawning the script at once could fail with ETXTBSY.
+  writeFileSync(bin, `#!/bin/sh\nFAKE_NUCLEI='${config}' exec '${process.execPath}' '${FAKE}' "$@"\n`, { mode: 0o700 });
   return { bin, record, recorded: () => JSON.parse(readFileSync(record, 'utf8')) as ReturnType<Fake['recorded']> };
 }
 
