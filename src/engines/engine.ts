@@ -97,6 +97,8 @@ export interface EngineJob {
   limits: EngineLimits;
   /** The scan's options, already valid against the engine's `optionsSchema` (absent or {} when none were set). */
   options?: Record<string, unknown>;
+  /** ZAP scans with `zap_authenticated`: the login script (Python, Selenium), replayed before the crawl and when the session is lost. */
+  loginScript?: string;
   /**
    * Decides whether an address may be contacted (DESIGN.md "Safety of scanning"). Engines must
    * ask it for every address they connect to, after DNS resolution.
