@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { buildTestApp, signUp, STORE_KIND, type TestApp } from './helpers/app.js';
 import { standInEngines } from './helpers/scripted-engines.js';
+import { loginScriptOf } from '../src/scans/login-scripts.js';
 
 const PUBLIC_IP = '93.184.216.34';
 const BASE = {
@@ -119,6 +120,9 @@ test(`scan lifecycle through the API (${STORE_KIND})`, async (t) => {
   await t.test('login scripts are stored, replaced and removed', async () => {
     const uuid = await createScan(ctx, owner.auth, { ...BASE, scan_type: 'ZAP', scan_target: 'https://93.184.216.34/app', zap_authenticated: true, zap_login_script: b64('print("v1")\n') });
     const show = async () => (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}`, headers: owner.auth })).json().data;
+    // What a worker replays: the text kept in the store (a worker on another machine has no data directory of the API's).
+    const replayed = async () => loginScriptOf('/nonexistent', await ctx.store.db.selectFrom('scans').selectAll().where('uuid', '=', uuid).executeTakeFirstOrThrow());
+    assert.equal(await replayed(), 'print("v1")\n');
     const scan = await show();
     assert.equal(scan.zap_authenticated, true);
     assert.equal(scan.zap_login_script, `login-scripts/${uuid}.py`);
@@ -130,6 +134,7 @@ test(`scan lifecycle through the API (${STORE_KIND})`, async (t) => {
     assert.equal(replaced.statusCode, 200);
     assert.deepEqual(replaced.json(), { message: 'Scan updated successfully.' });
     assert.equal(fs.readFileSync(file, 'utf8'), 'print("v2")\n');
+    assert.equal(await replayed(), 'print("v2")\n');
     assert.equal((await show()).scan_name, 'Renamed');
 
     const removed = await ctx.app.inject({ method: 'PUT', url: `/api/scans/${uuid}`, headers: owner.auth, payload: { remove_login_script: true } });
@@ -138,6 +143,7 @@ test(`scan lifecycle through the API (${STORE_KIND})`, async (t) => {
     assert.equal(after.zap_authenticated, false);
     assert.equal(after.zap_login_script, null);
     assert.equal(fs.existsSync(file), false);
+    assert.equal(await replayed(), null);
   });
 
   await t.test('delete removes the scan, its runs, findings and script', async () => {

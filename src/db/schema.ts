@@ -76,6 +76,8 @@ export interface ScansTable {
   zap_authenticated: Generated<boolean>;
   /** Storage path of the login script, relative to the data directory. */
   zap_login_script: string | null;
+  /** The login script's text (null for scans stored before migration 0019: read the file). */
+  login_script: ColumnType<string | null, string | null | undefined, string | null>;
   include_attack_narrative: Generated<boolean>;
   scan_frequency: ScanFrequency;
   scan_start_date: string | null;

@@ -39,3 +39,14 @@ export async function removeLoginScript(dataDir: string, relative: string | null
   if (!relative) return;
   await fs.rm(path.join(dataDir, relative), { force: true });
 }
+
+/**
+ * The login script a run replays: the text stored with the scan, or (scans stored before the text
+ * was) the file. Null when the scan has none; an error naming the file when it is gone.
+ */
+export async function loginScriptOf(dataDir: string, scan: { zap_authenticated: boolean; zap_login_script: string | null; login_script: string | null }): Promise<string | null> {
+  if (!scan.zap_authenticated) return null;
+  if (scan.login_script !== null) return scan.login_script;
+  if (!scan.zap_login_script) return null;
+  return fs.readFile(path.join(dataDir, scan.zap_login_script), 'utf8');
+}

@@ -113,6 +113,7 @@ export async function createScan(deps: ScanDeps, user: User, body: CreateScanBod
         targets: JSON.stringify(valid.targets),
         zap_authenticated: Boolean(body.zap_authenticated),
         zap_login_script: scriptPath,
+        login_script: valid.loginScript ?? null,
         include_attack_narrative: Boolean(body.include_attack_narrative),
         engine_options: JSON.stringify(body.engine_options ?? {}),
         scan_frequency: body.scan_frequency,
@@ -193,8 +194,10 @@ export async function updateScan(deps: ScanDeps, user: User, uuid: string, body:
   if (body.remove_login_script) {
     await removeLoginScript(config.dataDir, scan.zap_login_script);
     scriptPath = null;
+    changes.login_script = null;
   } else if (valid.loginScript !== undefined) {
     scriptPath = await storeLoginScript(config.dataDir, scan.uuid, valid.loginScript);
+    changes.login_script = valid.loginScript;
   }
   changes.zap_login_script = scriptPath;
   changes.zap_authenticated = body.remove_login_script ? false : (body.zap_authenticated ?? (valid.loginScript !== undefined ? true : scan.zap_authenticated));

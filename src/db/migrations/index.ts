@@ -21,6 +21,7 @@ import * as runRecorder from './0015-run-recorder.js';
 import * as findingQod from './0016-finding-qod.js';
 import * as vulndbConfigurations from './0017-vulndb-configurations.js';
 import * as cveIdentity from './0018-cve-identity.js';
+import * as loginScriptText from './0019-login-script-text.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0016-finding-qod': findingQod,
   '0017-vulndb-configurations': vulndbConfigurations,
   '0018-cve-identity': cveIdentity,
+  '0019-login-script-text': loginScriptText,
 };
