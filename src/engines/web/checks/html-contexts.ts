@@ -157,7 +157,6 @@ export function anElement(tag: string): string {
 /** The script of a `javascript:` URL as a browser runs it (percent-decoded), or null. */
 function javascriptUrl(value: string): string | null {
   // Browsers strip leading and trailing C0 controls and spaces, and every tab and newline.
-  // eslint-disable-next-line no-control-regex
   const url = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
   if (!/^javascript:/i.test(url)) return null;
   try {
