@@ -50,6 +50,7 @@ test('redirectTargets: headers, meta refresh and script assignments, not strings
   const targets = (r: WebResponse): string[] => redirectTargets(r).map((t) => `${t.via}: ${t.target}`);
   assert.deepEqual(targets(response(302, { location: '//a.test/' })), ['Location header: //a.test/']);
   assert.deepEqual(targets(response(200, { location: '//a.test/' })), [], 'a Location on a 200 sends no browser anywhere');
+  assert.deepEqual(targets(response(304, { location: '//a.test/' })), [], 'nor on a 304');
   assert.deepEqual(targets(response(200, { refresh: '0; url=https://b.test/' })), ['Refresh header: https://b.test/']);
   assert.deepEqual(targets(response(200, {}, `<meta http-equiv="Refresh" content="3;URL='https://c.test/'">`)), ['meta refresh: https://c.test/']);
   assert.deepEqual(targets(response(200, {}, `<script>top.location.href = "https:\\/\\/d.test/";</script>`)), ['script assigning location: https://d.test/']);

@@ -38,6 +38,7 @@ describe('findExecutable: only code a browser would run counts', () => {
     [`&lt;img src=x onerror=${CODE}&gt;`, null],
     [`<input value="&quot;><img src=x onerror=${CODE}>">`, null],
     [`<input value="" autofocus onfocus=${CODE} x="">`, 'handler'],
+    [`<input type="hidden" value="" autofocus onfocus=${CODE} x="">`, null],
     [`<div onclick="go('&#39;-${CODE}-&#39;')">`, 'handler'],
     [`<div onclick="go('\\'-${CODE}-\\'')">`, null],
     [`<script>var u = ''-${CODE}-'';</script>`, 'script'],

@@ -6,7 +6,7 @@
  * twice, with two different names.
  */
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { describeInput, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
 
 export const CRLF_RULE_ID = 'rampart:web-crlf-injection';
 
@@ -43,10 +43,7 @@ async function testCrlf(point: InputPoint, ctx: CheckContext): Promise<void> {
     if (!again) continue;
     ctx.report({
       ruleId: CRLF_RULE_ID,
-      url: point.endpoint.url,
-      method: point.endpoint.method,
-      parameter: point.name,
-      location: point.location,
+      ...locationOf(point),
       proof: [again.response],
       summary: `The ${describeInput(point)} is copied into a response header. Sent ${JSON.stringify(injected.value)}: the response came back with a header ${injected.header} of its own; a second probe added ${again.header} the same way.`,
       highlight: again.header,

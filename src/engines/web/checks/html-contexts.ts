@@ -131,8 +131,10 @@ export function findExecutable(html: string, code: string): ExecutableHit | null
       const source = textOf(element);
       if (runsAsCode(source, code, compilesAsScript)) return { kind: 'script', tag: 'script', source };
     }
+    // A hidden input is never shown: its event handlers never fire.
+    const hidden = element.tagName === 'input' && element.attrs.some((a) => a.name === 'type' && a.value.trim().toLowerCase() === 'hidden');
     for (const attr of element.attrs) {
-      if (/^on[a-z]+$/.test(attr.name) && runsAsCode(attr.value, code, compilesAsHandler)) return { kind: 'handler', tag: element.tagName, attribute: attr.name, source: attr.value };
+      if (/^on[a-z]+$/.test(attr.name) && !hidden && runsAsCode(attr.value, code, compilesAsHandler)) return { kind: 'handler', tag: element.tagName, attribute: attr.name, source: attr.value };
       if ((URL_ATTRIBUTES[element.tagName] ?? []).includes(attr.name)) {
         const script = javascriptUrl(attr.value);
         if (script !== null && runsAsCode(script, code, compilesAsScript)) return { kind: 'url', tag: element.tagName, attribute: attr.name, source: attr.value };

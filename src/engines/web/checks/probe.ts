@@ -5,7 +5,7 @@
  * (`whileBudgetLasts`), as the contract asks.
  */
 import { EgressError } from '../../../shared/egress-error.js';
-import { BudgetExhausted, OutOfScope, type CheckContext, type InputPoint, type SendOptions, type WebRequest, type WebResponse } from '../contract.js';
+import { BudgetExhausted, OutOfScope, type CheckContext, type InputPoint, type SendOptions, type WebFindingDraft, type WebRequest, type WebResponse } from '../contract.js';
 import { requestFor } from '../inputs.js';
 
 /** Sends `request`; null when this exchange failed for a reason that concerns it alone. */
@@ -35,8 +35,9 @@ export async function whileBudgetLasts(ctx: CheckContext, work: () => Promise<vo
   }
 }
 
-/** Whether a browser renders the response as HTML (declared so, or undeclared and looking like markup). */
+/** Whether a browser renders the response as HTML (declared so, or undeclared and looking like markup; not a download). */
 export function isHtml(response: WebResponse): boolean {
+  if (/^\s*attachment/i.test(response.headers['content-disposition'] ?? '')) return false;
   const type = response.headers['content-type'];
   if (type === undefined) return /^\s*</.test(response.body);
   return /^\s*(?:text\/html|application\/xhtml\+xml)\b/i.test(type);
@@ -46,4 +47,9 @@ export function isHtml(response: WebResponse): boolean {
 export function describeInput(point: InputPoint): string {
   const where = { query: 'query parameter', body: 'form field', header: 'header', cookie: 'cookie' }[point.location];
   return `${where} ${point.name}`;
+}
+
+/** The location fields of a finding on an input: its endpoint's URL and method, its name and where it is. */
+export function locationOf(point: InputPoint): Pick<WebFindingDraft, 'url' | 'method' | 'parameter' | 'location'> {
+  return { url: point.endpoint.url, method: point.endpoint.method, parameter: point.name, location: point.location };
 }

@@ -9,7 +9,7 @@
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { elementsOf, isExecutableScript, parseHtml, textOf } from './html-contexts.js';
 import { jsStateAt } from './js-scan.js';
-import { describeInput, isHtml, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, isHtml, locationOf, probeInput, whileBudgetLasts } from './probe.js';
 
 export const OPEN_REDIRECT_RULE_ID = 'rampart:web-open-redirect';
 
@@ -25,6 +25,9 @@ export interface RedirectTarget {
   target: string;
 }
 
+/** The statuses on which a browser follows Location (not 300, 304, 305). */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
 const SCRIPT_ASSIGNMENT = /(?:\b(?:window|document|top|self|parent)\.)?\blocation(?:\.href)?\s*=\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/g;
 const SCRIPT_CALL = /\blocation\.(?:replace|assign)\(\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/g;
 
@@ -39,7 +42,7 @@ function refreshTarget(content: string): string | null {
 export function redirectTargets(response: WebResponse): RedirectTarget[] {
   const targets: RedirectTarget[] = [];
   const location = response.headers.location;
-  if (location !== undefined && response.status >= 300 && response.status < 400) targets.push({ via: 'Location header', target: location });
+  if (location !== undefined && REDIRECT_STATUSES.has(response.status)) targets.push({ via: 'Location header', target: location });
   const refresh = response.headers.refresh === undefined ? null : refreshTarget(response.headers.refresh);
   if (refresh !== null) targets.push({ via: 'Refresh header', target: refresh });
   if (!isHtml(response) || !/refresh|location/i.test(response.body)) return targets;
@@ -101,10 +104,7 @@ async function testRedirect(point: InputPoint, ctx: CheckContext): Promise<void>
     if (!again || !confirmed?.target.includes(token)) continue;
     ctx.report({
       ruleId: OPEN_REDIRECT_RULE_ID,
-      url: point.endpoint.url,
-      method: point.endpoint.method,
-      parameter: point.name,
-      location: point.location,
+      ...locationOf(point),
       proof: [again],
       summary: `Sent ${JSON.stringify(value)} in the ${describeInput(point)}: the response sends the browser to ${JSON.stringify(sent.target)} (${sent.via}), on ${ctx.canaryHost}, a host of the scanner's choosing; a second probe with another path went there too. Not followed.`,
       highlight: confirmed.target,

@@ -8,7 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { describeInput, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
 
 export const SSTI_RULE_ID = 'rampart:web-ssti';
 
@@ -75,10 +75,7 @@ async function testTemplate(point: InputPoint, ctx: CheckContext): Promise<void>
     const known = index === 0 ? await identify(ctx, point, baseline.body) : null;
     ctx.report({
       ruleId: SSTI_RULE_ID,
-      url: point.endpoint.url,
-      method: point.endpoint.method,
-      parameter: point.name,
-      location: point.location,
+      ...locationOf(point),
       proof: known?.proof ? [first.response, known.proof] : [first.response, second.response],
       name: `Server-side template injection (${known?.family ?? syntax.family})`,
       summary:

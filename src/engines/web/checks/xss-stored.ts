@@ -7,7 +7,7 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebClient, WebResponse, WebRule } from '../contract.js';
 import { describeHit, findExecutable, xssCode } from './html-contexts.js';
-import { describeInput, isHtml, probeInput, sendProbe, whileBudgetLasts } from './probe.js';
+import { describeInput, isHtml, locationOf, probeInput, sendProbe, whileBudgetLasts } from './probe.js';
 
 export const STORED_XSS_RULE_ID = 'rampart:web-xss-stored';
 
@@ -85,10 +85,7 @@ async function findStored(ctx: CheckContext): Promise<void> {
       const { point } = submission;
       ctx.report({
         ruleId: STORED_XSS_RULE_ID,
-        url: point.endpoint.url,
-        method: point.endpoint.method,
-        parameter: point.name,
-        location: point.location,
+        ...locationOf(point),
         proof: [submission.exchange, page],
         summary: `Submitted ${JSON.stringify(submission.payload)} in the ${describeInput(point)}; later, ${page.url} (fetched afterwards with a plain GET) carries the payload's code as ${describeHit(hit)}: every visitor of that page runs it.`,
         highlight: submission.code,

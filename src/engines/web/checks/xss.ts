@@ -8,7 +8,7 @@
 import type { CheckContext, InputPoint, WebCheck, WebRule } from '../contract.js';
 import { anElement, describeHit, findExecutable, reflectionContexts, xssCode, type ReflectionContext } from './html-contexts.js';
 import type { JsState } from './js-scan.js';
-import { describeInput, isHtml, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, isHtml, locationOf, probeInput, whileBudgetLasts } from './probe.js';
 import { STORED_XSS_CHECK, STORED_XSS_RULE } from './xss-stored.js';
 
 export const REFLECTED_XSS_RULE_ID = 'rampart:web-xss-reflected';
@@ -106,10 +106,7 @@ async function testReflected(point: InputPoint, ctx: CheckContext): Promise<void
     if (!hit) continue;
     ctx.report({
       ruleId: REFLECTED_XSS_RULE_ID,
-      url: point.endpoint.url,
-      method: point.endpoint.method,
-      parameter: point.name,
-      location: point.location,
+      ...locationOf(point),
       proof: [response],
       name: `Reflected cross-site scripting (in ${describeContext(context)})`,
       summary: `The ${describeInput(point)} lands in ${describeContext(context)}. Sent ${JSON.stringify(value)}; the response, parsed as a browser parses it, carries the payload's code as ${describeHit(hit)}, where it runs.`,

@@ -1,12 +1,20 @@
+import type { FastifyRequest } from 'fastify';
 import { page, param, type VulnPage } from '../app.js';
 
-/** Whether `target` stays on the requesting origin (resolved as a browser would, backslashes included). */
-function sameOrigin(target: string, origin: string): boolean {
+/** The parameter when it stays on the requesting origin (resolved as a browser would, backslashes included), else `/`. */
+function sameOriginTarget(request: FastifyRequest, name: string): string {
+  const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
+  const target = param(request, name);
   try {
-    return new URL(target, origin).origin === origin;
+    return target && new URL(target, origin).origin === origin ? target : '/';
   } catch {
-    return false;
+    return '/';
   }
+}
+
+/** A page whose script sends the browser to `target`. */
+function scriptRedirect(target: string): string {
+  return page('Leaving', `<p>Taking you there...</p><script>window.location.href = ${JSON.stringify(target).replace(/</g, '\\u003c')};</script>`);
 }
 
 /**
@@ -25,28 +33,19 @@ export const PAGES: VulnPage[] = [
     path: '/safe/go',
     link: '/safe/go?next=/',
     title: 'Safe: go',
-    handle: (request, reply) => {
-      const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
-      const next = param(request, 'next');
-      return reply.redirect(sameOrigin(next, origin) ? next : '/', 302);
-    },
+    handle: (request, reply) => reply.redirect(sameOriginTarget(request, 'next'), 302),
   },
   {
     path: '/go/js',
     link: '/go/js?to=/',
     title: 'Redirect: script',
     expect: { ruleId: 'rampart:web-open-redirect', parameter: 'to' },
-    handle: (request, reply) =>
-      reply.type('text/html').send(page('Leaving', `<p>Taking you there...</p><script>window.location.href = ${JSON.stringify(param(request, 'to') || '/').replace(/</g, '\\u003c')};</script>`)),
+    handle: (request, reply) => reply.type('text/html').send(scriptRedirect(param(request, 'to') || '/')),
   },
   {
     path: '/safe/go/js',
     link: '/safe/go/js?to=/',
     title: 'Safe: script',
-    handle: (request, reply) => {
-      const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
-      const to = param(request, 'to');
-      return reply.type('text/html').send(page('Leaving', `<p>Taking you there...</p><script>window.location.href = ${JSON.stringify(sameOrigin(to, origin) ? to : '/').replace(/</g, '\\u003c')};</script>`));
-    },
+    handle: (request, reply) => reply.type('text/html').send(scriptRedirect(sameOriginTarget(request, 'to'))),
   },
 ];
