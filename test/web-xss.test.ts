@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CHECKS, RULES } from '../src/engines/web/checks/xss.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
+import { guestbookToken } from './helpers/vuln-app/pages/xss.js';
 import { endpointAt, field, runChecks, summarise, testWebClient } from './helpers/web-checks.js';
 
 const XSS_RULES = new Set(['rampart:web-xss-reflected', 'rampart:web-xss-stored']);
@@ -15,7 +16,7 @@ test('xss: every vulnerable XSS page of the test app is found on its parameter, 
       endpointAt(app.url, `${prefix}/xss/attr`, [['name', 'alice']]),
       endpointAt(app.url, `${prefix}/xss/script`, [['user', 'alice']]),
       endpointAt(app.url, `${prefix}/xss/link`, [['url', 'https://example.org/']]),
-      endpointAt(app.url, `${prefix}/guestbook`, [], [field('author', 'visitor'), field('message', 'Hello', 'textarea'), field('', '', 'submit')]),
+      endpointAt(app.url, `${prefix}/guestbook`, [], [field('csrf_token', guestbookToken(app.ctx), 'hidden'), field('author', 'visitor'), field('message', 'Hello', 'textarea'), field('', '', 'submit')]),
     ]),
   ];
   const pages = [app.url, `${app.url}guestbook`, `${app.url}safe/guestbook`];

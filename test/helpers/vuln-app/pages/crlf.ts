@@ -18,7 +18,7 @@ export const PAGES: VulnPage[] = [
       const head = [
         'HTTP/1.1 200 OK',
         'Content-Type: text/html; charset=utf-8',
-        `Set-Cookie: lang=${language}; Path=/`,
+        `Set-Cookie: lang=${language}; Path=/; HttpOnly; SameSite=Lax`,
         `Content-Length: ${Buffer.byteLength(body)}`,
         'Connection: close',
       ];
@@ -34,7 +34,7 @@ export const PAGES: VulnPage[] = [
     handle: (request, reply) => {
       const language = param(request, 'l');
       return reply
-        .header('set-cookie', `lang=${encodeURIComponent(language)}; Path=/`)
+        .header('set-cookie', `lang=${encodeURIComponent(language)}; Path=/; HttpOnly; SameSite=Lax`)
         .type('text/html')
         .send(page('Language', `<p>Language set to ${escapeHtml(language)}.</p>`));
     },

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { escapeHtml, page, param, type VulnAppContext, type VulnPage } from '../app.js';
 
 /** Guestbook entries kept per app and per page (vulnerable and safe apart); old ones drop off. */
@@ -12,17 +13,31 @@ function entries(ctx: VulnAppContext, key: string): Array<{ author: string; mess
   return list;
 }
 
+/**
+ * The guestbook's anti-forgery token (one per app): the form carries it and a POST without it is
+ * refused, so that the guestbooks are not CSRF findings; stored XSS is what they are about.
+ */
+export function guestbookToken(ctx: VulnAppContext): string {
+  let token = ctx.state.get('guestbook-csrf') as string | undefined;
+  if (!token) {
+    token = randomBytes(16).toString('hex');
+    ctx.state.set('guestbook-csrf', token);
+  }
+  return token;
+}
+
 /** A guestbook: POST stores an entry and redirects to the list; `show` writes the message out (escaped or not). */
 function guestbook(route: string, show: (message: string) => string): VulnPage['handle'] {
   return (request, reply, ctx) => {
     const list = entries(ctx, route);
     if (request.method === 'POST') {
+      if (param(request, 'csrf_token') !== guestbookToken(ctx)) return reply.code(403).type('text/html').send(page('Guestbook', '<p>The form expired; please sign again.</p>'));
       list.push({ author: param(request, 'author'), message: param(request, 'message') });
       if (list.length > MAX_ENTRIES) list.shift();
       return reply.redirect(route, 303);
     }
     const shown = list.map((e) => `<li><b>${escapeHtml(e.author)}</b>: ${show(e.message)}</li>`).join('\n');
-    const form = `<form method="post" action="${route}"><input name="author" value="visitor"> <textarea name="message">Hello</textarea> <button type="submit">Sign</button></form>`;
+    const form = `<form method="post" action="${route}"><input type="hidden" name="csrf_token" value="${guestbookToken(ctx)}"><input name="author" value="visitor"> <textarea name="message">Hello</textarea> <button type="submit">Sign</button></form>`;
     return reply.type('text/html').send(page('Guestbook', `${form}\n<ul>\n${shown}\n</ul>`));
   };
 }
