@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CHECKS as CRLF_CHECKS } from '../src/engines/web/checks/crlf.js';
+import { CHECKS as REDIRECT_CHECKS } from '../src/engines/web/checks/redirect.js';
+import { CHECKS as SSTI_CHECKS } from '../src/engines/web/checks/ssti.js';
 import { CHECKS, RULES } from '../src/engines/web/checks/xss.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
 import { guestbookToken } from './helpers/vuln-app/pages/xss.js';
@@ -65,4 +68,30 @@ test('xss: the rules are rated and explained', () => {
   }
   assert.equal(RULES.find((r) => r.ruleId === 'rampart:web-xss-reflected')?.cvssBase, 6.1);
   assert.equal(RULES.find((r) => r.ruleId === 'rampart:web-xss-stored')?.threat, 'High');
+});
+
+test('xss, ssti, crlf, open redirect together on every page of theirs: the expected findings, nothing on a twin', async (t) => {
+  const app = await startVulnApp(t);
+  const client = testWebClient(t, app.url);
+  const token = guestbookToken(app.ctx);
+  const endpoints = app.pages
+    .filter((p) => p.link && /^\/(?:safe\/)?(?:xss|hello|lang|go|guestbook)/.test(p.link))
+    .map((p) => {
+      const link = new URL(p.link ?? '', app.url);
+      if (p.methods?.includes('POST')) return endpointAt(app.url, link.pathname, [], [field('csrf_token', token, 'hidden'), field('author', 'visitor'), field('message', 'Hello', 'textarea')]);
+      return endpointAt(app.url, link.pathname, [...link.searchParams]);
+    });
+  assert.equal(endpoints.length, 18, 'nine pages and their twins');
+  const pages = [app.url, `${app.url}guestbook`, `${app.url}safe/guestbook`];
+  const checks = [...CHECKS, ...SSTI_CHECKS, ...CRLF_CHECKS, ...REDIRECT_CHECKS];
+  const drafts = await runChecks(client, checks, { start: app.url, endpoints, pages });
+
+  const expected = endpoints.flatMap((e) => {
+    const expect = app.pages.find((p) => new URL(p.path, app.url).href === e.url)?.expect;
+    return expect ? [`${expect.ruleId} ${expect.method ?? 'GET'} ${new URL(e.url).pathname} ${expect.parameter}`] : [];
+  });
+  // The greeting is reflected XSS as well: its template output is not escaped.
+  const alsoTrue = ['rampart:web-xss-reflected GET /hello name'];
+  assert.deepEqual(summarise(drafts), [...expected, ...alsoTrue].sort());
+  assert.ok(drafts.every((d) => !new URL(d.url).pathname.startsWith('/safe/')));
 });
