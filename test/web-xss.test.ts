@@ -60,6 +60,16 @@ test('xss: an input that is not reflected costs one request and reports nothing'
   assert.equal(client.requestsSent - before, 3);
 });
 
+test('xss: a spent request budget ends the checks quietly, with nothing half-proven reported', async (t) => {
+  const app = await startVulnApp(t);
+  // The marker of q fits in the budget, its first payload does not.
+  const client = testWebClient(t, app.url, 1);
+  const endpoints = [endpointAt(app.url, '/xss/search', [['q', 'shoes']])];
+  const drafts = await runChecks(client, [...CHECKS, ...SSTI_CHECKS, ...CRLF_CHECKS, ...REDIRECT_CHECKS], { start: app.url, endpoints });
+  assert.deepEqual(drafts, []);
+  assert.equal(client.requestsSent, 1);
+});
+
 test('xss: the rules are rated and explained', () => {
   assert.deepEqual(RULES.map((r) => r.ruleId).sort(), ['rampart:web-xss-reflected', 'rampart:web-xss-stored']);
   for (const rule of RULES) {

@@ -14,8 +14,8 @@ import { LOOPBACK_EGRESS } from './egress.js';
 
 export const CANARY_HOST = 'canary.rampart.invalid';
 
-/** A web client scoped to `start`, as a scan would make it (generous limits, no rate limit). */
-export function testWebClient(t: TestContext, start: string): WebClient {
+/** A web client scoped to `start`, as a scan would make it (generous limits, no rate limit, unless `maxRequests` says). */
+export function testWebClient(t: TestContext, start: string, maxRequests = 5_000): WebClient {
   const controller = new AbortController();
   // Every exchange in flight listens on the scan's signal: more than Node's default ten at once.
   setMaxListeners(0, controller.signal);
@@ -27,7 +27,7 @@ export function testWebClient(t: TestContext, start: string): WebClient {
     ratePerSecond: 0,
     maxConcurrency: 4,
     timeoutMs: 10_000,
-    maxRequests: 5_000,
+    maxRequests,
     deadline: Date.now() + 120_000,
   });
 }
