@@ -1,6 +1,118 @@
-import type { WebCheck, WebRule } from '../contract.js';
+/**
+ * Path traversal and local file inclusion (CWE-22): an input the server uses as (part of) a file
+ * path is set to paths that climb out of the intended directory, and a finding needs the content
+ * of a well-known system file (not a status code, not a size) to appear in the response while the
+ * baseline lacks it, then the same technique to read a second known file (the confirmation).
+ *
+ * Inputs named or valued like a file (`file`, `page`, `template`, `docs/about.txt`...) get every
+ * technique; other inputs get the two cheapest, so that an unexpected file parameter is still found.
+ */
+import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
+import { baselineRequest, requestFor } from '../inputs.js';
+import { sendProbe, untilStopped } from './probe.js';
+import { webRule } from './rule.js';
 
-/** The traversal check(s). */
-export const CHECKS: WebCheck[] = [];
-/** The rules its findings use (rows of the web severity table). */
-export const RULES: WebRule[] = [];
+/** A file every system of a family has, its recognisable content, and a second one to confirm with. */
+interface KnownFile {
+  path: string;
+  label: string;
+  pattern: RegExp;
+  confirm: { path: string; label: string; pattern: RegExp };
+}
+
+const UNIX: KnownFile = {
+  path: 'etc/passwd',
+  label: '/etc/passwd',
+  pattern: /root:[^:\n<]*:0:0:/,
+  confirm: { path: 'etc/group', label: '/etc/group', pattern: /(?:^|[\n>])root:[^:\n<]*:0:/ },
+};
+const WINDOWS: KnownFile = {
+  path: 'windows/win.ini',
+  label: 'C:\\Windows\\win.ini',
+  pattern: /; for 16-bit app support|\[fonts\]/i,
+  confirm: { path: 'windows/system.ini', label: 'C:\\Windows\\system.ini', pattern: /\[drivers\]|\[386Enh\]/i },
+};
+
+const DEPTH = 10;
+
+/** A way to turn a known file's path into a value; applied to the file, then to the confirmation file. */
+interface Technique {
+  name: string;
+  value(file: string): string;
+}
+
+function techniquesFor(point: InputPoint, family: 'unix' | 'windows', thorough: boolean): Technique[] {
+  const up = '../'.repeat(DEPTH);
+  if (family === 'windows') {
+    return [
+      { name: 'relative path (backslashes)', value: (file) => `${'..\\'.repeat(DEPTH)}${file.replace(/\//g, '\\')}` },
+      { name: 'absolute path', value: (file) => `C:\\${file.replace(/\//g, '\\')}` },
+    ];
+  }
+  const list: Technique[] = [
+    { name: 'relative path', value: (file) => `${up}${file}` },
+    { name: 'absolute path', value: (file) => `/${file}` },
+  ];
+  if (!thorough) return list;
+  const dir = /^(.*[/\\])[^/\\]*$/.exec(point.value)?.[1];
+  if (dir) list.push({ name: 'relative path after the original directory', value: (file) => `${dir}${up}${file}` });
+  list.push(
+    { name: 'relative path through a one-pass "../" filter', value: (file) => `${'....//'.repeat(DEPTH)}${file}` },
+    { name: 'relative path URL-encoded twice', value: (file) => `${'..%2f'.repeat(DEPTH)}${file.replace(/\//g, '%2f')}` },
+    { name: 'file: URL', value: (file) => `file:///${file}` },
+  );
+  if (/\.\w{1,5}$/.test(point.value)) list.push({ name: 'relative path ending in a NUL byte (cuts an appended extension)', value: (file) => `${up}${file}\u0000` });
+  return list;
+}
+
+const FILE_NAME = /file|page|path|doc|template|tpl|include|inc$|dir|folder|load|read|view|download|src|source|resource|lang|locale|layout|module|content|conf|log|style|theme|name/i;
+const FILE_VALUE = /[/\\]|\.[a-z0-9]{1,5}$/i;
+
+async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
+  await untilStopped(async () => {
+    const baseline = await sendProbe(ctx, baselineRequest(point.endpoint));
+    if (!baseline) return;
+    const thorough = FILE_NAME.test(point.name) || FILE_VALUE.test(point.value);
+    const families: Array<[KnownFile, 'unix' | 'windows']> = thorough ? [[UNIX, 'unix'], [WINDOWS, 'windows']] : [[UNIX, 'unix']];
+    for (const [known, family] of families) {
+      if (known.pattern.test(baseline.body) || known.confirm.pattern.test(baseline.body)) continue;
+      for (const technique of techniquesFor(point, family, thorough)) {
+        const send = (file: string): Promise<WebResponse | null> => sendProbe(ctx, requestFor(point.endpoint, { point, value: technique.value(file) }));
+        const hit = await send(known.path);
+        const shown = hit && known.pattern.exec(hit.body);
+        if (!hit || !shown) continue;
+        const confirmation = await send(known.confirm.path);
+        const confirmed = confirmation && known.confirm.pattern.exec(confirmation.body);
+        if (!confirmation || !confirmed) continue;
+        ctx.report({
+          ruleId: 'rampart:web-path-traversal',
+          url: point.endpoint.url,
+          method: point.endpoint.method,
+          parameter: point.name,
+          location: point.location,
+          proof: [hit, confirmation],
+          name: 'Path traversal (arbitrary file read)',
+          summary: `Setting "${point.name}" to ${JSON.stringify(technique.value(known.path))} (${technique.name}) returned the content of ${known.label} ("${shown[0]}"), absent from the baseline; the same technique read ${known.confirm.label} too ("${confirmed[0]}").`,
+          highlight: shown[0],
+        });
+        return;
+      }
+    }
+  });
+}
+
+export const CHECKS: WebCheck[] = [{ id: 'traversal', kind: 'active', testInput }];
+
+export const RULES: WebRule[] = [
+  webRule({
+    ruleId: 'rampart:web-path-traversal',
+    name: 'Path traversal',
+    description: "An input is used to build a file path on the server without keeping it inside the intended directory, so a request can read any file the server's process may read: configuration, source code, keys and credentials.",
+    solution: 'Never build file paths from request input. Map the input to a fixed list of allowed files (an identifier, not a name); failing that, resolve the path and refuse it unless it stays inside the intended directory, and run the server with the least file access it needs.',
+    cwe: 'CWE-22',
+    references: ['https://owasp.org/www-community/attacks/Path_Traversal', 'https://cwe.mitre.org/data/definitions/22.html'],
+    threat: 'High',
+    cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+    reason: 'Proven read of system files outside the web root: any file the server process can read is exposed (confidentiality high); writing or code execution is not proven.',
+  }),
+];
