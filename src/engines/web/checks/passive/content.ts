@@ -4,27 +4,9 @@
  * identifier in a request URL or in a link). HTML is parsed with parse5, and only when a cheap
  * test of the text says the page may have something to find.
  */
-import { parse } from 'parse5';
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
+import { elementsOf, type Element } from '../html.js';
 import { firstTime, isHtml, isHttps, withoutQuery } from './seen.js';
-
-interface Element {
-  tag: string;
-  attrs: Map<string, string>;
-}
-
-/** Every element of the document with its attributes (names lower-case), in document order. */
-function elementsOf(html: string): Element[] {
-  const out: Element[] = [];
-  type Node = { tagName?: string; attrs?: Array<{ name: string; value: string }>; childNodes?: Node[]; content?: Node };
-  const walk = (node: Node): void => {
-    if (node.tagName) out.push({ tag: node.tagName, attrs: new Map((node.attrs ?? []).map((a) => [a.name.toLowerCase(), a.value])) });
-    for (const child of node.childNodes ?? []) walk(child);
-    if (node.content) walk(node.content);
-  };
-  walk(parse(html) as unknown as Node);
-  return out;
-}
 
 /** Elements whose clear-text source a network attacker reads or replaces, with the attribute holding it. */
 function insecureResource(element: Element): string | null {
