@@ -4,7 +4,10 @@
  * per-session token is not; forms that need no session, login and search forms are left alone.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { once } from 'node:events';
+import http from 'node:http';
+import type net from 'node:net';
+import { test, type TestContext } from 'node:test';
 import { CHECKS } from '../src/engines/web/checks/csrf.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
 import { formEndpoint, startCheckRun } from './helpers/web-check-run.js';
@@ -57,4 +60,47 @@ test('csrf: login, search and destructive forms are not submitted, nor any form 
   await check!.testEndpoint!(formEndpoint(app.url, '/passive/about', [{ name: 'comment', type: 'textarea', value: '' }]), run.ctx);
   assert.deepEqual(run.responses.map((r) => r.request.method), ['GET']);
   assert.deepEqual(run.drafts, []);
+});
+
+/** A site with a guestbook anyone may post to (no session needed) and a profile form bound to a SameSite=Lax session. */
+async function startForumSite(t: TestContext): Promise<string> {
+  const entries: string[] = [];
+  let nickname = 'alice';
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const html = (status: number, content: string, headers: Record<string, string> = {}): void => void response.writeHead(status, { 'content-type': 'text/html', ...headers }).end(`<html><body>${content}</body></html>`);
+      const session = /(?:^|;\s*)sess=ok/.test(request.headers.cookie ?? '');
+      if (request.url === '/guestbook' && request.method === 'POST') {
+        entries.push(new URLSearchParams(body).get('message') ?? '');
+        return html(200, `<p>Thanks!</p><ul>${entries.map((e) => `<li>${e.replace(/</g, '&lt;')}</li>`).join('')}</ul>`);
+      }
+      if (request.url === '/guestbook') return html(200, '<form method="post" action="/guestbook"><textarea name="message"></textarea></form>', { 'set-cookie': 'theme=dark; Path=/' });
+      if (request.url === '/profile' && request.method === 'POST') {
+        if (!session) return html(401, '<p>Please sign in.</p>');
+        nickname = new URLSearchParams(body).get('nickname') ?? nickname;
+        return html(200, `<p>Saved: ${nickname}</p>`);
+      }
+      if (request.url === '/profile') return html(200, `<p>${nickname}</p><form method="post" action="/profile"><input name="nickname"></form>`, { 'set-cookie': 'sess=ok; Path=/; HttpOnly; SameSite=Lax' });
+      return html(404, 'Not found');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
+}
+
+test('csrf: a form anyone may post without a session is not reported; one behind a SameSite=Lax session is, with a lower quality of detection', async (t) => {
+  const base = await startForumSite(t);
+  const run = startCheckRun(t, base);
+  await run.visit('/guestbook');
+  await run.visit('/profile');
+  await check!.testEndpoint!(formEndpoint(base, '/guestbook', [{ name: 'message', type: 'textarea', value: '' }]), run.ctx);
+  await check!.testEndpoint!(formEndpoint(base, '/profile', [{ name: 'nickname', type: 'text', value: '' }]), run.ctx);
+  assert.deepEqual(run.drafts.map((d) => [new URL(d.url).pathname, d.qod]), [['/profile', 50]]);
+  assert.match(run.drafts[0]!.summary, /sess is SameSite=Lax or Strict/);
+  // The guestbook accepted the anonymous post, so the check stopped there: one POST, without cookies.
+  assert.deepEqual(run.responses.filter((r) => r.request.url.endsWith('/guestbook') && r.request.method === 'POST').map((r) => r.request.headers.cookie), [undefined]);
 });

@@ -14,7 +14,7 @@
  */
 import type { CheckContext, Endpoint, FormField, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { requestFor } from '../inputs.js';
-import { parseSetCookies } from './passive/cookies.js';
+import { isSessionCookieName, parseSetCookies } from './passive/cookies.js';
 import { sendProbe, untilStopped } from './probe.js';
 import { webRule } from './rule.js';
 
@@ -60,9 +60,13 @@ function refused(response: WebResponse): boolean {
   return response.status >= 400 || /log.?in|sign.?in/i.test(new URL(response.url).pathname) || /<input[^>]+type\s*=\s*["']?password/i.test(response.body) || REFUSAL.test(text);
 }
 
-/** Names of the session's cookies the server set with SameSite=Lax or Strict (browsers keep them off cross-site POSTs). */
+/**
+ * Names of the session's cookies the server set with SameSite=Lax or Strict (browsers keep them off
+ * cross-site POSTs), when every cookie that looks like a session's (or, if none does, every cookie sent) is.
+ */
 function sameSiteProtected(ctx: CheckContext, url: string, seen: WebResponse[]): string[] {
-  const sent = new Set(ctx.client.cookieHeader(url).split(/;\s*/).map((pair) => pair.split('=')[0]!).filter(Boolean));
+  const all = ctx.client.cookieHeader(url).split(/;\s*/).map((pair) => pair.split('=')[0]!).filter(Boolean);
+  const sent = new Set(all.some(isSessionCookieName) ? all.filter(isSessionCookieName) : all);
   const strictness = new Map<string, boolean>();
   for (const response of [...ctx.site.pages.map((p) => p.response), ...seen]) {
     for (const cookie of parseSetCookies(response.headers['set-cookie'])) {

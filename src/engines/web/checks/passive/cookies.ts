@@ -34,6 +34,11 @@ export function parseSetCookies(header: string | undefined): SetCookie[] {
 
 /** Names of session and authentication cookies of common stacks, and the words such names use. */
 const SESSION_NAME = /sess|^sid$|[_.-]sid$|auth|token|jwt|login|remember|jsessionid|phpsessid|aspxauth|^connect\.sid$/i;
+/** Whether a cookie's name looks like a session or authentication cookie's. */
+export function isSessionCookieName(name: string): boolean {
+  return SESSION_NAME.test(name) && !READABLE_BY_DESIGN.test(name);
+}
+
 /** Anti-forgery cookies are meant to be read by the page's script (the double-submit pattern). */
 const READABLE_BY_DESIGN = /csrf|xsrf/i;
 
@@ -54,7 +59,7 @@ function inspectCookies(response: WebResponse, ctx: CheckContext): void {
   for (const cookie of parseSetCookies(response.headers['set-cookie'])) {
     if (isDeletion(cookie)) continue;
     const set = `The response sets "${cookie.line}"`;
-    if (SESSION_NAME.test(cookie.name) && !READABLE_BY_DESIGN.test(cookie.name) && !cookie.attributes.has('httponly')) {
+    if (isSessionCookieName(cookie.name) && !cookie.attributes.has('httponly')) {
       report('rampart:web-cookie-no-httponly', cookie, `${set}: a session-like cookie without HttpOnly, readable by any script on the site.`);
     }
     if (isHttps(response.url) && !cookie.attributes.has('secure')) {
