@@ -44,3 +44,15 @@ test('path traversal: an input that is not a file name gets the cheap probes onl
   assert.deepEqual(run.drafts, []);
   assert.equal(run.responses.length, 3, 'a baseline and the two cheap probes');
 });
+
+test('path traversal in the URL path: the documents folder is reported once (raw "../" kept), its twin is not', async (t) => {
+  if (!existsSync('/etc/passwd') || !existsSync('/etc/group')) return t.skip('needs /etc/passwd and /etc/group (a Unix system)');
+  const app = await startVulnApp(t);
+  const run = startCheckRun(t, app.url);
+  for (const link of ['/docs/about.txt', '/docs/other.txt', '/safe/docs/about.txt', '/files/readme.txt']) await check!.testEndpoint!(linkEndpoint(app.url, link), run.ctx);
+  assert.deepEqual(run.drafts.map((d) => [d.ruleId, d.url, d.parameter]), [['rampart:web-path-traversal', `${app.url}docs/`, null]]);
+  assert.match(run.drafts[0]!.proof[0]!.body, /root:[^:]*:0:0:/);
+  assert.match(run.drafts[0]!.proof[0]!.request.url, /\/docs\/(?:\.\.%2f){10}etc%2fpasswd$/);
+  // The second link of the same folder was not probed again.
+  assert.equal(run.responses.filter((r) => r.request.url.includes('other.txt')).length, 0);
+});

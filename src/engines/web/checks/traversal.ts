@@ -7,8 +7,9 @@
  * Inputs named or valued like a file (`file`, `page`, `template`, `docs/about.txt`...) get every
  * technique; other inputs get the two cheapest, so that an unexpected file parameter is still found.
  */
-import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
+import type { CheckContext, Endpoint, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { baselineRequest, requestFor } from '../inputs.js';
+import { firstTime } from './passive/seen.js';
 import { sendProbe, untilStopped } from './probe.js';
 import { webRule } from './rule.js';
 
@@ -24,7 +25,7 @@ const UNIX: KnownFile = {
   path: 'etc/passwd',
   label: '/etc/passwd',
   pattern: /root:[^:\n<]*:0:0:/,
-  confirm: { path: 'etc/group', label: '/etc/group', pattern: /(?:^|[\n>])root:[^:\n<]*:0:/ },
+  confirm: { path: 'etc/group', label: '/etc/group', pattern: /(?<=^|[\n>])root:[^:\n<]*:0:/ },
 };
 const WINDOWS: KnownFile = {
   path: 'windows/win.ini',
@@ -101,7 +102,54 @@ async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
   });
 }
 
-export const CHECKS: WebCheck[] = [{ id: 'traversal', kind: 'active', testInput }];
+/**
+ * The same attack in the URL path, for links that name a file in a folder (`/docs/about.txt`): a
+ * server that maps the path to its disk without normalising it, or decodes `%2f` after routing,
+ * climbs out of the folder. `rawTarget` keeps the `../` the client would otherwise collapse.
+ * Once per folder of the site.
+ */
+const PATH_TECHNIQUES: Technique[] = [
+  { name: 'dot segments in the path', value: (file) => `${'../'.repeat(DEPTH)}${file}` },
+  { name: 'encoded slashes in the path', value: (file) => `${'..%2f'.repeat(DEPTH)}${file.replace(/\//g, '%2f')}` },
+  { name: 'encoded dots and slashes in the path', value: (file) => `${'%2e%2e%2f'.repeat(DEPTH)}${file.replace(/\//g, '%2f')}` },
+];
+
+async function testEndpoint(endpoint: Endpoint, ctx: CheckContext): Promise<void> {
+  const url = new URL(endpoint.url);
+  const folder = /^(\/(?:[^/]+\/)+)[^/]+\.[a-z0-9]{1,5}$/i.exec(url.pathname)?.[1];
+  if (endpoint.method !== 'GET' || !folder || !firstTime(ctx, `traversal-path ${url.origin}${folder}`)) return;
+  await untilStopped(async () => {
+    const baseline = await sendProbe(ctx, { method: 'GET', url: url.href });
+    if (!baseline || UNIX.pattern.test(baseline.body) || UNIX.confirm.pattern.test(baseline.body)) return;
+    for (const technique of PATH_TECHNIQUES) {
+      const send = async (file: string): Promise<WebResponse | null> => {
+        const rawTarget = `${folder}${technique.value(file)}`;
+        const response = await sendProbe(ctx, { method: 'GET', url: `${url.origin}${folder}` }, { rawTarget });
+        // The proof shows the request line as sent, not the URL the client was given for scope and cookies.
+        return response && { ...response, request: { ...response.request, url: `${url.origin}${rawTarget}` } };
+      };
+      const hit = await send(UNIX.path);
+      const shown = hit && UNIX.pattern.exec(hit.body);
+      if (!hit || !shown) continue;
+      const confirmation = await send(UNIX.confirm.path);
+      const confirmed = confirmation && UNIX.confirm.pattern.exec(confirmation.body);
+      if (!confirmation || !confirmed) continue;
+      ctx.report({
+        ruleId: 'rampart:web-path-traversal',
+        url: `${url.origin}${folder}`,
+        method: 'GET',
+        parameter: null,
+        proof: [hit, confirmation],
+        name: 'Path traversal in the URL path (arbitrary file read)',
+        summary: `Requesting ${folder}${technique.value(UNIX.path)} (${technique.name}, beside ${url.pathname}) returned the content of ${UNIX.label} ("${shown[0]}"), absent from the file's own page; the same path read ${UNIX.confirm.label} too ("${confirmed[0]}").`,
+        highlight: shown[0],
+      });
+      return;
+    }
+  });
+}
+
+export const CHECKS: WebCheck[] = [{ id: 'traversal', kind: 'active', testInput, testEndpoint }];
 
 export const RULES: WebRule[] = [
   webRule({

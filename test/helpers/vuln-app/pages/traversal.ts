@@ -43,4 +43,23 @@ export const PAGES: VulnPage[] = [
       return showDocument(file, reply);
     },
   },
+  {
+    path: '/docs/:name',
+    link: '/docs/about.txt',
+    title: 'Documents by path',
+    // Vulnerable: the path segment (decoded, so "..%2f" is "../") is joined to the documents directory unchecked.
+    // No `expect`: the finding's URL is the folder (/docs/), which is not this route's path.
+    handle: async (request, reply, ctx) => showDocument(path.join(await documentsDir(ctx), (request.params as { name: string }).name), reply),
+  },
+  {
+    path: '/safe/docs/:name',
+    link: '/safe/docs/about.txt',
+    title: 'Documents by path (safe)',
+    // Safe: only a plain file name of the directory.
+    handle: async (request, reply, ctx) => {
+      const name = (request.params as { name: string }).name;
+      if (name !== path.basename(name) || name.startsWith('.')) return reply.code(400).type('text/html').send(page('Document', '<p>Invalid document name.</p>'));
+      return showDocument(path.join(await documentsDir(ctx), name), reply);
+    },
+  },
 ];
