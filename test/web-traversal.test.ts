@@ -56,3 +56,14 @@ test('path traversal in the URL path: the documents folder is reported once (raw
   // The second link of the same folder was not probed again.
   assert.equal(run.responses.filter((r) => r.request.url.includes('other.txt')).length, 0);
 });
+
+test('path traversal: a spent request budget ends the check quietly, with nothing half-proven reported', async (t) => {
+  const app = await startVulnApp(t);
+  // The baseline and the first probe (which reads /etc/passwd) fit; the confirmation does not.
+  const run = startCheckRun(t, app.url, { maxRequests: 2 });
+  const [point] = inputsOf(linkEndpoint(app.url, '/view?file=about.txt'));
+  await check!.testInput!(point!, run.ctx);
+  assert.equal(run.responses.length, 2);
+  assert.match(run.responses[1]!.body, /root:[^:]*:0:0:/);
+  assert.deepEqual(run.drafts, []);
+});

@@ -21,7 +21,7 @@ export interface CheckRun {
   visit(path: string): Promise<WebResponse>;
 }
 
-export function startCheckRun(t: TestContext, base: string, options: { passive?: WebCheck[]; allowDestructive?: boolean } = {}): CheckRun {
+export function startCheckRun(t: TestContext, base: string, options: { passive?: WebCheck[]; allowDestructive?: boolean; maxRequests?: number } = {}): CheckRun {
   const drafts: WebFindingDraft[] = [];
   const responses: WebResponse[] = [];
   const abort = new AbortController();
@@ -44,7 +44,7 @@ export function startCheckRun(t: TestContext, base: string, options: { passive?:
     ratePerSecond: 0,
     maxConcurrency: 4,
     timeoutMs: 10_000,
-    maxRequests: 5_000,
+    maxRequests: options.maxRequests ?? 5_000,
     deadline: Date.now() + 5 * 60_000,
     onResponse: (response) => {
       responses.push(response);

@@ -9,7 +9,7 @@
  */
 import type { CheckContext, Endpoint, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { baselineRequest, requestFor } from '../inputs.js';
-import { firstTime } from './passive/seen.js';
+import { firstTime } from './once.js';
 import { sendProbe, untilStopped } from './probe.js';
 import { webRule } from './rule.js';
 

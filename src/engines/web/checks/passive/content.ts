@@ -6,7 +6,8 @@
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
 import { elementsOf, type Element } from '../html.js';
-import { firstTime, isHtml, isHttps, withoutQuery } from './seen.js';
+import { firstTime } from '../once.js';
+import { isHtml, isHttps, withoutQuery } from './seen.js';
 
 /** Elements whose clear-text source a network attacker reads or replaces, with the attribute holding it. */
 function insecureResource(element: Element): string | null {

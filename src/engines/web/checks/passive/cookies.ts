@@ -4,7 +4,8 @@
  * cookie name on a site (parameter = the cookie's name), at the first response that set it.
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
-import { firstTime, isHttps, originOf, withoutQuery } from './seen.js';
+import { firstTime } from '../once.js';
+import { isHttps, originOf, withoutQuery } from './seen.js';
 
 /** One Set-Cookie line, its attributes lower-cased. */
 export interface SetCookie {

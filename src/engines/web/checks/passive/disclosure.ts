@@ -6,7 +6,8 @@
  * One finding per rule and URL (query left out).
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
-import { firstTime, isHtml, withoutQuery } from './seen.js';
+import { firstTime } from '../once.js';
+import { isHtml, withoutQuery } from './seen.js';
 
 /** A named signature. */
 interface Signature {

@@ -4,7 +4,8 @@
  * the first page seen without it is the proof.
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
-import { firstTime, isHtmlPage, isHttps, originOf, withoutQuery } from './seen.js';
+import { firstTime } from '../once.js';
+import { isHtmlPage, isHttps, originOf, withoutQuery } from './seen.js';
 
 /** A site-wide header finding, once per origin. */
 function reportSiteWide(ctx: CheckContext, response: WebResponse, ruleId: string, summary: string, highlight?: string): void {

@@ -1,21 +1,5 @@
-/**
- * What the passive checks share: which responses are HTML pages, and the memory of what was
- * already reported in a scan, so that a weakness every page shows is reported once (the engine's
- * own de-duplication is the backstop; this keeps the checks from rebuilding the same draft on
- * every response).
- */
-import type { CheckContext, WebResponse } from '../../contract.js';
-
-const reported = new WeakMap<CheckContext, Set<string>>();
-
-/** True the first time `key` is seen in this scan (this context), false after. */
-export function firstTime(ctx: CheckContext, key: string): boolean {
-  let keys = reported.get(ctx);
-  if (!keys) reported.set(ctx, (keys = new Set()));
-  if (keys.has(key)) return false;
-  keys.add(key);
-  return true;
-}
+/** What the passive checks share: which responses are HTML pages, and the location of a page-level finding. */
+import type { WebResponse } from '../../contract.js';
 
 /** An HTML document the server answered with (content-type says so). */
 export function isHtml(response: WebResponse): boolean {
