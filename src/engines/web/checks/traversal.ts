@@ -69,6 +69,25 @@ function techniquesFor(point: InputPoint, family: 'unix' | 'windows', thorough: 
 const FILE_NAME = /file|page|path|doc|template|tpl|include|inc$|dir|folder|load|read|view|download|src|source|resource|lang|locale|layout|module|content|conf|log|style|theme|name/i;
 const FILE_VALUE = /[/\\]|\.[a-z0-9]{1,5}$/i;
 
+/** What reading a known file proved: both exchanges and the content each showed. */
+interface FileRead {
+  hit: WebResponse;
+  shown: string;
+  confirmation: WebResponse;
+  confirmed: string;
+}
+
+/** Reads the known file, then its confirmation file, the same way; null unless both show their content. */
+async function readKnownFile(known: KnownFile, send: (file: string) => Promise<WebResponse | null>): Promise<FileRead | null> {
+  const hit = await send(known.path);
+  const shown = hit && known.pattern.exec(hit.body);
+  if (!hit || !shown) return null;
+  const confirmation = await send(known.confirm.path);
+  const confirmed = confirmation && known.confirm.pattern.exec(confirmation.body);
+  if (!confirmation || !confirmed) return null;
+  return { hit, shown: shown[0], confirmation, confirmed: confirmed[0] };
+}
+
 async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
   await untilStopped(async () => {
     const baseline = await sendProbe(ctx, baselineRequest(point.endpoint));
@@ -79,22 +98,18 @@ async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
       if (known.pattern.test(baseline.body) || known.confirm.pattern.test(baseline.body)) continue;
       for (const technique of techniquesFor(point, family, thorough)) {
         const send = (file: string): Promise<WebResponse | null> => sendProbe(ctx, requestFor(point.endpoint, { point, value: technique.value(file) }));
-        const hit = await send(known.path);
-        const shown = hit && known.pattern.exec(hit.body);
-        if (!hit || !shown) continue;
-        const confirmation = await send(known.confirm.path);
-        const confirmed = confirmation && known.confirm.pattern.exec(confirmation.body);
-        if (!confirmation || !confirmed) continue;
+        const read = await readKnownFile(known, send);
+        if (!read) continue;
         ctx.report({
           ruleId: 'rampart:web-path-traversal',
           url: point.endpoint.url,
           method: point.endpoint.method,
           parameter: point.name,
           location: point.location,
-          proof: [hit, confirmation],
+          proof: [read.hit, read.confirmation],
           name: 'Path traversal (arbitrary file read)',
-          summary: `Setting "${point.name}" to ${JSON.stringify(technique.value(known.path))} (${technique.name}) returned the content of ${known.label} ("${shown[0]}"), absent from the baseline; the same technique read ${known.confirm.label} too ("${confirmed[0]}").`,
-          highlight: shown[0],
+          summary: `Setting "${point.name}" to ${JSON.stringify(technique.value(known.path))} (${technique.name}) returned the content of ${known.label} ("${read.shown}"), absent from the baseline; the same technique read ${known.confirm.label} too ("${read.confirmed}").`,
+          highlight: read.shown,
         });
         return;
       }
@@ -128,21 +143,17 @@ async function testEndpoint(endpoint: Endpoint, ctx: CheckContext): Promise<void
         // The proof shows the request line as sent, not the URL the client was given for scope and cookies.
         return response && { ...response, request: { ...response.request, url: `${url.origin}${rawTarget}` } };
       };
-      const hit = await send(UNIX.path);
-      const shown = hit && UNIX.pattern.exec(hit.body);
-      if (!hit || !shown) continue;
-      const confirmation = await send(UNIX.confirm.path);
-      const confirmed = confirmation && UNIX.confirm.pattern.exec(confirmation.body);
-      if (!confirmation || !confirmed) continue;
+      const read = await readKnownFile(UNIX, send);
+      if (!read) continue;
       ctx.report({
         ruleId: 'rampart:web-path-traversal',
         url: `${url.origin}${folder}`,
         method: 'GET',
         parameter: null,
-        proof: [hit, confirmation],
+        proof: [read.hit, read.confirmation],
         name: 'Path traversal in the URL path (arbitrary file read)',
-        summary: `Requesting ${folder}${technique.value(UNIX.path)} (${technique.name}, beside ${url.pathname}) returned the content of ${UNIX.label} ("${shown[0]}"), absent from the file's own page; the same path read ${UNIX.confirm.label} too ("${confirmed[0]}").`,
-        highlight: shown[0],
+        summary: `Requesting ${folder}${technique.value(UNIX.path)} (${technique.name}, beside ${url.pathname}) returned the content of ${UNIX.label} ("${read.shown}"), absent from the file's own page; the same path read ${UNIX.confirm.label} too ("${read.confirmed}").`,
+        highlight: read.shown,
       });
       return;
     }
