@@ -34,6 +34,13 @@ export interface VulnAppContext {
   state: Map<string, unknown>;
 }
 
+/** A file field's value in `request.body` (multipart forms). */
+export interface UploadedFile {
+  filename: string;
+  mimetype: string;
+  content: Buffer;
+}
+
 /** One page of the application. */
 export interface VulnPage {
   /** The route, e.g. `/sqli/error`; twins under `/safe/`, e.g. `/safe/sqli/error`. */
@@ -109,7 +116,15 @@ export async function startVulnApp(t: TestContext, options: { db?: Pool | null; 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
-  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 1024 * 1024 } });
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fileSize: 1024 * 1024 },
+    // A file field's value keeps the name the client gave (the upload page stores it under that name).
+    onFile: async (part) => {
+      const file: UploadedFile = { filename: part.filename, mimetype: part.mimetype, content: await part.toBuffer() };
+      (part as unknown as { value: UploadedFile }).value = file;
+    },
+  });
 
   const loggedIn = (request: FastifyRequest): boolean => {
     const sid = /(?:^|;\s*)sid=([a-f0-9]+)/.exec(request.headers.cookie ?? '')?.[1];
