@@ -9,7 +9,7 @@
  */
 import { capEvidence, EVIDENCE_MAX_BYTES } from '../../shared/evidence.js';
 import { QOD, type Finding } from '../engine.js';
-import type { WebFindingDraft, WebResponse } from './contract.js';
+import type { WebFindingDraft, WebResponse, WebRule } from './contract.js';
 import { ruleOf, severityBasis } from './severity.js';
 
 /** Characters of a request body kept in the evidence. */
@@ -70,9 +70,9 @@ export function evidenceOf(draft: WebFindingDraft): string {
   return capEvidence(parts.join('\n\n'), EVIDENCE_MAX_BYTES);
 }
 
-/** The finding of a draft at `location`. Throws for a rule id no check declares (a bug). */
-export function findingOfDraft(draft: WebFindingDraft, location: FindingLocation): Finding {
-  const rule = ruleOf(draft.ruleId);
+/** The finding of a draft at `location`. `rules` finds its rule (default: ALL_RULES; an unknown id throws: a bug). */
+export function findingOfDraft(draft: WebFindingDraft, location: FindingLocation, rules: (ruleId: string) => WebRule = ruleOf): Finding {
+  const rule = rules(draft.ruleId);
   const url = new URL(draft.url);
   url.hash = '';
   const https = url.protocol === 'https:';
@@ -106,13 +106,13 @@ export function draftKey(draft: WebFindingDraft): string {
 }
 
 /** A de-duplicating sink: `add` returns the finding of a draft not seen before, else undefined. */
-export function createFindingSink(location: FindingLocation): { add(draft: WebFindingDraft): Finding | undefined; readonly count: number } {
+export function createFindingSink(location: FindingLocation, rules: (ruleId: string) => WebRule = ruleOf): { add(draft: WebFindingDraft): Finding | undefined; readonly count: number } {
   const seen = new Set<string>();
   return {
     add(draft) {
       const key = draftKey(draft);
       if (seen.has(key)) return undefined;
-      const finding = findingOfDraft(draft, location);
+      const finding = findingOfDraft(draft, location, rules);
       seen.add(key);
       return finding;
     },
