@@ -148,3 +148,217 @@ test('destructive words: in paths, queries, link texts and labels, not inside ha
   }
   for (const text of ['/dropdown', '/settings', '/products?id=3', 'Sign in', '/undeleted', '/model/list', '/delivery', '/login']) assert.ok(!looksDestructive(text), text);
 });
+
+/** A rule for the test checks (the real ones come from checks/index.ts). */
+const TEST_RULE: WebRule = {
+  ruleId: 'rampart:web-test-echo',
+  name: 'Input echoed',
+  description: 'The input comes back in the page.',
+  solution: 'Nothing: a test rule.',
+  cwe: 'CWE-79',
+  references: ['https://example.com/echo'],
+  threat: 'Medium',
+  cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
+  cvssBase: 6.1,
+  reason: 'A test rating with its CVSS vector, long enough.',
+};
+const PASSIVE_RULE: WebRule = { ...TEST_RULE, ruleId: 'rampart:web-test-passive', name: 'Page seen', threat: 'Informational', cvssVector: null, cvssBase: null, cwe: 'CWE-200' };
+
+/** An active check that sends a token in each query input and reports it when it comes back (twice: one finding). */
+const echoCheck: WebCheck = {
+  id: 'test-echo',
+  kind: 'active',
+  appliesTo: (point) => point.location === 'query',
+  async testInput(point, ctx) {
+    const { requestFor } = await import('../src/engines/web/inputs.js');
+    const token = ctx.token();
+    assert.match(token, /^[a-z0-9]{8}$/);
+    const response = await ctx.client.send(requestFor(point.endpoint, { point, value: token }));
+    if (!response.body.includes(token)) return;
+    const draft: WebFindingDraft = { ruleId: TEST_RULE.ruleId, url: point.endpoint.url, method: point.endpoint.method, parameter: point.name, location: point.location, proof: [response], summary: `The token ${token} came back.`, highlight: token };
+    ctx.report(draft);
+    ctx.report({ ...draft, summary: 'again' });
+  },
+};
+/** A passive check reporting every HTML page once (a page-level finding). */
+const passiveCheck: WebCheck = {
+  id: 'test-passive',
+  kind: 'passive',
+  inspect(response, ctx) {
+    if (/html/.test(response.headers['content-type'] ?? '') && new URL(response.url).pathname === '/crawl/framed') {
+      ctx.report({ ruleId: PASSIVE_RULE.ruleId, url: response.url, method: response.request.method, parameter: null, proof: [response], summary: 'Seen.' });
+    }
+  },
+};
+/** A check with a bug. */
+const brokenCheck: WebCheck = {
+  id: 'test-broken',
+  kind: 'active',
+  async testEndpoint() {
+    throw new Error('a bug');
+  },
+};
+
+function jobFor(targets: EngineJob['targets'], extra: Partial<EngineJob> = {}): EngineJob {
+  return {
+    targets,
+    ports: 'default',
+    limits: { connectTimeoutMs: 5000, readTimeoutMs: 5000, maxConcurrency: 16, ratePerSecond: 0 },
+    guard: LOOPBACK_EGRESS.guard,
+    egress: LOOPBACK_EGRESS,
+    signal: AbortSignal.timeout(90_000),
+    ...extra,
+  };
+}
+
+async function collect(events: AsyncIterable<EngineEvent>): Promise<EngineEvent[]> {
+  const out: EngineEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+test('the engine refuses targets other than URLs, and login scripts without a runner, as config errors', async () => {
+  const engine = createWebEngine();
+  await assert.rejects(collect(engine.run(jobFor([{ kind: 'ip', value: '127.0.0.1' }]))), (error: unknown) => error instanceof EngineError && error.kind === 'config' && /URL targets/.test(error.message));
+  await assert.rejects(
+    collect(engine.run(jobFor([{ kind: 'url', value: 'http://127.0.0.1:9/' }], { loginScript: 'print(1)' }))),
+    (error: unknown) => error instanceof EngineError && error.kind === 'config' && /Authenticated scans need the login script runner/.test(error.message),
+  );
+});
+
+test('a run: identity, crawl, passive and active checks, one finding per weakness with its location and evidence, failures logged, progress to 100', async (t) => {
+  const app = await startVulnApp(t);
+  const engine = createWebEngine({ checks: [echoCheck, passiveCheck, brokenCheck], rules: [TEST_RULE, PASSIVE_RULE] });
+  const events = await collect(engine.run(jobFor([{ kind: 'url', value: `${app.url}crawl/` }])));
+  assert.deepEqual(events[0], { type: 'engine', name: 'rampart-web', version: '0.1.0', detail: '3 checks' });
+  assert.ok(events.some((e) => e.type === 'host' && e.state === 'up' && e.address === '127.0.0.1'));
+  const progress = events.flatMap((e) => (e.type === 'progress' ? [e.percent] : []));
+  assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress never goes back');
+  assert.equal(progress.at(-1), 100);
+  assert.ok(!events.some((e) => e.type === 'incomplete'), JSON.stringify(events.filter((e) => e.type === 'incomplete')));
+
+  const findings = events.flatMap((e) => (e.type === 'finding' ? [e.finding] : []));
+  const echo = findings.filter((f) => f.ruleId === TEST_RULE.ruleId);
+  assert.deepEqual(echo.map((f) => `${new URL(f.url!).pathname} ${f.method} ${f.parameter}`).sort(), ['/crawl/search GET q'], 'the one input that echoes, once');
+  const found = echo[0]!;
+  assert.equal(found.hostname, '127.0.0.1');
+  assert.equal(found.hostIp, '127.0.0.1');
+  assert.equal(found.port, app.port);
+  assert.equal(found.service, 'http');
+  assert.equal(found.protocol, 'tcp');
+  assert.equal(found.cwe, 'CWE-79');
+  assert.equal(found.threat, 'Medium');
+  assert.equal(found.cvssBase, 6.1);
+  assert.match(found.description, /Severity: rated Medium by its CVSS v3\.1 base score 6\.1/);
+  assert.match(found.evidence, /^The token [a-z0-9]{8} came back\./);
+  assert.match(found.evidence, /--- Request ---\nGET \/crawl\/search\?q=[a-z0-9]{8} HTTP\/1\.1\nhost: 127\.0\.0\.1:\d+/);
+  assert.match(found.evidence, /--- Response ---\nHTTP\/1\.1 200\ncontent-type: text\/html/);
+  assert.match(found.evidence, /No results for [a-z0-9]{8}/);
+  assert.equal(findings.filter((f) => f.ruleId === PASSIVE_RULE.ruleId).length, 1, 'the passive finding once, however often the page was seen');
+  const logs = events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
+  assert.ok(logs.some((m) => /The test-broken check failed on GET http:\/\/127\.0\.0\.1:\d+\/crawl\/.*: a bug/.test(m)), logs.join('\n'));
+  assert.ok(logs.some((m) => /^Crawled \d+ pages of /.test(m)));
+  assert.ok(logs.some((m) => /Left alone .*\/crawl\/delete/.test(m)));
+  assert.deepEqual(hits(app, DESTRUCTIVE_HITS), []);
+});
+
+test('the options: checks and exclude_checks choose the checks, max_requests makes the run incomplete, rates are capped by the deployment', async (t) => {
+  const app = await startVulnApp(t);
+  const engine = createWebEngine({ checks: [echoCheck, passiveCheck], rules: [TEST_RULE, PASSIVE_RULE] });
+  const only = await collect(engine.run(jobFor([{ kind: 'url', value: `${app.url}crawl/` }], { options: { exclude_checks: ['test-echo'] } })));
+  assert.equal((only[0] as { detail: string }).detail, '1 checks');
+  assert.ok(!only.some((e) => e.type === 'finding' && e.finding.ruleId === TEST_RULE.ruleId));
+  const capped = await collect(engine.run(jobFor([{ kind: 'url', value: `${app.url}crawl/` }], { options: { max_requests: 3 } })));
+  assert.ok(capped.some((e) => e.type === 'incomplete' && /request budget/.test(e.message)), JSON.stringify(capped.filter((e) => e.type !== 'progress')));
+
+  const applied = applyWebOptions({ options: { rate_per_second: 500, concurrency: 64, checks: ['sqli'] }, limits: { ratePerSecond: 100, maxConcurrency: 16, connectTimeoutMs: 1, readTimeoutMs: 1 } });
+  assert.equal(applied.ratePerSecond, 100);
+  assert.equal(applied.concurrency, 16);
+  assert.ok(applied.runsCheck('sqli') && !applied.runsCheck('xss'));
+  const defaults = applyWebOptions({ options: {}, limits: { ratePerSecond: 0, maxConcurrency: 100, connectTimeoutMs: 1, readTimeoutMs: 1 } });
+  assert.deepEqual([defaults.maxPages, defaults.maxDepth, defaults.maxRequests, defaults.maxDurationMs, defaults.ratePerSecond, defaults.concurrency, defaults.requestTimeoutMs, defaults.allowDestructive], [500, 10, 20_000, 30 * 60_000, 50, 8, 10_000, false]);
+  const schema = webOptionsSchema({ ratePerSecond: 100, maxConcurrency: 16 }) as unknown as { properties: Record<string, { maximum?: number }> };
+  assert.equal(schema.properties.rate_per_second!.maximum, 100);
+  assert.equal(schema.properties.concurrency!.maximum, 16);
+});
+
+test('an authenticated run logs in first, and logs in again when the session is lost', async (t) => {
+  const app = await startVulnApp(t, { login: true });
+  let calls = 0;
+  const engine = createWebEngine({
+    checks: [],
+    rules: [],
+    // The first session is already dead (as if it expired at once); the second is real.
+    async login({ script, startUrl }) {
+      calls++;
+      assert.equal(script, 'print("login")');
+      assert.equal(startUrl, app.url);
+      if (calls === 1) return { cookies: [{ name: 'sid', value: 'deadbeef' }], storage: { local: {}, session: {} }, headers: {} };
+      const response = await fetch(`${app.url}login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(CREDENTIALS).toString() });
+      const sid = /sid=([a-f0-9]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+      assert.ok(sid, 'the test login worked');
+      return { cookies: [{ name: 'sid', value: sid, path: '/' }], storage: { local: {}, session: {} }, headers: {} };
+    },
+  });
+  const events = await collect(engine.run(jobFor([{ kind: 'url', value: app.url }], { loginScript: 'print("login")' })));
+  assert.equal(calls, 2, 'logged in, then again when the first page showed the login');
+  assert.equal(app.logins(), 1);
+  assert.ok(hits(app, CRAWL_HITS).includes('/crawl/framed'), 'pages behind the login were crawled');
+  const logs = events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
+  assert.ok(logs.some((m) => /session was lost and restored 1 time/.test(m)), logs.join('\n'));
+});
+
+test('a stopped run ends promptly without an error', async (t) => {
+  const app = await startVulnApp(t);
+  const controller = new AbortController();
+  const stopper: WebCheck = { id: 'test-stop', kind: 'active', async testEndpoint() { controller.abort(); } };
+  const engine = createWebEngine({ checks: [stopper], rules: [] });
+  const events = await collect(engine.run(jobFor([{ kind: 'url', value: `${app.url}crawl/` }], { signal: controller.signal })));
+  assert.ok(controller.signal.aborted);
+  assert.ok(!events.some((e) => e.type === 'progress' && e.percent === 100), 'the run did not pretend to finish');
+});
+
+test('findings: evidence excerpts around the highlight with secrets masked, one finding per rule, url, method and parameter, unknown rules are bugs', () => {
+  const body = `${'x'.repeat(5000)}<p>SQL syntax error near 'abc'</p>${'y'.repeat(5000)}`;
+  const exchange: WebResponse = {
+    request: { method: 'POST', url: 'https://shop.example/a/b?id=1', headers: { 'user-agent': 'ua', cookie: 'session=s3cr3t-value', 'content-type': 'application/x-www-form-urlencoded' }, body: "name=abc'&password=hunter2" },
+    url: 'https://shop.example/a/b?id=1',
+    status: 500,
+    headers: { 'content-type': 'text/html', 'set-cookie': 'session=abc123; HttpOnly\nother=1' },
+    body,
+    truncated: false,
+    redirects: [],
+    timeMs: 12,
+  };
+  const draft: WebFindingDraft = { ruleId: TEST_RULE.ruleId, url: 'https://shop.example/a/b#frag', method: 'post', parameter: 'name', location: 'body', proof: [exchange], summary: 'An error came back.', highlight: 'SQL syntax error' };
+  const evidence = evidenceOf(draft);
+  assert.match(evidence, /^An error came back\.\n\nParameter: name \(body\)/);
+  assert.match(evidence, /POST \/a\/b\?id=1 HTTP\/1\.1\nhost: shop\.example\n/);
+  assert.ok(!evidence.includes('user-agent'), 'routine headers are left out');
+  assert.ok(!evidence.includes('s3cr3t') && !evidence.includes('hunter2') && !evidence.includes('abc123'), 'secrets are masked');
+  assert.match(evidence, /HTTP\/1\.1 500\ncontent-type: text\/html\nset-cookie: session=.*HttpOnly\nset-cookie: other=/);
+  assert.match(evidence, /…x+<p>SQL syntax error near 'abc'<\/p>y+…/);
+  assert.ok(evidence.length < 4000, 'the body is a window, not the page');
+
+  const sink = createFindingSink({ hostname: 'shop.example', hostIp: '203.0.113.7' }, (id) => {
+    if (id !== TEST_RULE.ruleId) throw new Error(`no rule ${id}`);
+    return TEST_RULE;
+  });
+  const finding = sink.add(draft)!;
+  assert.deepEqual([finding.url, finding.method, finding.parameter, finding.port, finding.service, finding.hostIp], ['https://shop.example/a/b', 'POST', 'name', 443, 'https', '203.0.113.7']);
+  assert.equal(sink.add({ ...draft, summary: 'another payload' }), undefined, 'one weakness on one parameter is one finding');
+  assert.ok(sink.add({ ...draft, parameter: 'other' }), 'another parameter is another finding');
+  assert.throws(() => sink.add({ ...draft, ruleId: 'rampart:web-nope' }), /no rule rampart:web-nope/);
+  assert.throws(() => createFindingSink({ hostname: 'a', hostIp: 'b' }).add({ ...draft, ruleId: 'rampart:web-nope' }), /The web scanner has no rule rampart:web-nope/);
+});
+
+test('docs/WEB-SCANNER.md holds the rule table as the code renders it, and every rule is consistent', () => {
+  assert.deepEqual(ALL_RULES.map(webRuleProblem).filter((problem) => problem !== null), []);
+  assert.equal(new Set(ALL_RULES.map((rule) => rule.ruleId)).size, ALL_RULES.length, 'rule ids are unique');
+  assert.match(webRuleProblem({ ...TEST_RULE, threat: 'High' }) ?? '', /scores 6\.1 \(Medium\), the rule says High/, 'the consistency check can fail');
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/WEB-SCANNER.md'), 'utf8');
+  const table = /<!-- web-rules:begin -->\n([\s\S]*?)\n<!-- web-rules:end -->/.exec(doc)?.[1];
+  assert.ok(table !== undefined, 'docs/WEB-SCANNER.md has the table markers');
+  assert.equal(table, renderWebRuleTable(), 'docs/WEB-SCANNER.md is out of date: replace the table between the markers with renderWebRuleTable() (src/engines/web/severity.ts)');
+  assert.match(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), /WEB-SCANNER\.md/, 'the README links the web scanner document');
+});

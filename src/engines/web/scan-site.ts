@@ -9,7 +9,7 @@ import type { Egress } from '../../shared/egress.js';
 import { EgressError } from '../../shared/egress.js';
 import { runPool } from '../../shared/pool.js';
 import type { EngineEvent, EngineJob } from '../engine.js';
-import { BudgetExhausted, OutOfScope, type CheckContext, type Endpoint, type InputPoint, type LoginRunner, type SiteMap, type WebCheck, type WebResponse } from './contract.js';
+import { BudgetExhausted, OutOfScope, type CheckContext, type Endpoint, type InputPoint, type LoginRunner, type SiteMap, type WebCheck, type WebResponse, type WebRule } from './contract.js';
 import { crawl, type CrawlOutcome } from './crawl/crawl.js';
 import { createSessionKeeper, showsLostSession } from './crawl/session.js';
 import { createFindingSink } from './findings.js';
@@ -37,6 +37,8 @@ export interface SiteScan {
   /** The checks this run uses (the scan's `checks` / `exclude_checks` applied). */
   checks: WebCheck[];
   login: LoginRunner | undefined;
+  /** Finds a finding's rule (severity.ts `ruleOf`). */
+  rules: (ruleId: string) => WebRule;
   /** Requests still allowed and the scan's end (shared by its targets). */
   budget: { remaining: number; deadline: number };
   signal: AbortSignal;
@@ -70,7 +72,7 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
   const { applied, signal } = scan;
   const incomplete: string[] = [];
   const pending: EngineEvent[] = [];
-  const sink = createFindingSink({ hostname: scan.hostname, hostIp: scan.address });
+  const sink = createFindingSink({ hostname: scan.hostname, hostIp: scan.address }, scan.rules);
   const flush = async (): Promise<void> => {
     for (const event of pending.splice(0)) await scan.emit(event);
   };
@@ -99,7 +101,7 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
       }
     }
     // A check's probe that ended the session: log in again in the background (the crawl retries its pages itself).
-    if (session.active && showsLostSession(response)) void session.restore();
+    if (session.active && showsLostSession(response)) void session.restore(session.generation);
   };
   const client = createWebClient({
     egress: scan.job.egress as Egress,
@@ -136,7 +138,7 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
     };
     // The first login's failure fails the run (the script's own error, an EngineError `config`).
     await relogin();
-    log('info', `The login script ran: the scan uses the session it produced.`);
+    log('info', 'The login script ran: the scan uses the session it produced.');
   }
 
   let crawled: CrawlOutcome;
@@ -242,11 +244,11 @@ async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => P
 
 const lastPercent = new WeakMap<SiteScan, number>();
 
-/** Emits what the checks reported, and the progress when its whole percent moved. */
+/** Emits what the checks reported, and the progress when its whole percent moved forward (workers finish out of order). */
 async function flushWithProgress(scan: SiteScan, flush: () => Promise<void>, share: number): Promise<void> {
   await flush();
   const percent = Math.floor(scan.percent(share));
-  if (percent === lastPercent.get(scan)) return;
+  if (percent <= (lastPercent.get(scan) ?? -1)) return;
   lastPercent.set(scan, percent);
   await scan.emit({ type: 'progress', percent });
 }

@@ -12,7 +12,8 @@ import { streamEvents } from '../../shared/event-channel.js';
 import { untilAborted } from '../../shared/until-aborted.js';
 import { EngineError, type Engine, type EngineEvent, type EngineJob } from '../engine.js';
 import { ALL_CHECKS } from './checks/index.js';
-import type { LoginRunner, WebCheck } from './contract.js';
+import type { LoginRunner, WebCheck, WebRule } from './contract.js';
+import { ruleOf } from './severity.js';
 import { applyWebOptions, webOptionsSchema, type WebOptionCaps } from './options.js';
 import { scanSite } from './scan-site.js';
 
@@ -30,6 +31,8 @@ export interface WebEngineSettings {
   login?: LoginRunner;
   /** The checks (default: every check of checks/index.ts). */
   checks?: WebCheck[];
+  /** The rules of `checks` when they are not those of checks/index.ts (tests). */
+  rules?: WebRule[];
 }
 
 /** The web engine of a deployment. */
@@ -59,6 +62,16 @@ async function* runJob(job: EngineJob, settings: WebEngineSettings): AsyncGenera
   );
 }
 
+/** A lookup over `rules`; an unknown id throws (a bug in a check). */
+function rulesOf(rules: WebRule[]): (ruleId: string) => WebRule {
+  const byId = new Map(rules.map((rule) => [rule.ruleId, rule]));
+  return (ruleId) => {
+    const rule = byId.get(ruleId);
+    if (!rule) throw new Error(`The web scanner has no rule ${ruleId}.`);
+    return rule;
+  };
+}
+
 async function produceEvents(
   job: EngineJob,
   settings: WebEngineSettings,
@@ -85,6 +98,7 @@ async function produceEvents(
         applied,
         checks,
         login: settings.login,
+        rules: settings.rules ? rulesOf(settings.rules) : ruleOf,
         budget,
         signal,
         emit,

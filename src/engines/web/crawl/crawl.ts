@@ -105,10 +105,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
     const href = endpointHref(item.endpoint);
     let response: WebResponse;
     try {
-      response = await client.send({ method: 'GET', url: href }, { followRedirects: true });
-      if (options.session.active && showsLostSession(response) && (await options.session.restore())) {
-        response = await client.send({ method: 'GET', url: href }, { followRedirects: true });
-      }
+      response = await fetchInSession(options, href);
     } catch (error) {
       if (error instanceof EgressError && error.code !== 'aborted') {
         outcome.failures++;
@@ -128,10 +125,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
   site.endpoints.push(startEndpoint);
   let first: WebResponse;
   try {
-    first = await client.send({ method: 'GET', url: options.start }, { followRedirects: true });
-    if (options.session.active && showsLostSession(first) && (await options.session.restore())) {
-      first = await client.send({ method: 'GET', url: options.start }, { followRedirects: true });
-    }
+    first = await fetchInSession(options, options.start);
   } catch (error) {
     if (error instanceof BudgetExhausted) return { ...outcome, stoppedBy: 'budget' };
     throw error;
@@ -154,6 +148,14 @@ export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
     else if (!(error instanceof EgressError && error.code === 'aborted')) throw error;
   }
   return outcome;
+}
+
+/** A GET of `href`, again in a new session when the response showed the session was lost. */
+async function fetchInSession(options: CrawlOptions, href: string): Promise<WebResponse> {
+  const generation = options.session.generation;
+  const response = await options.client.send({ method: 'GET', url: href }, { followRedirects: true });
+  if (!options.session.active || !showsLostSession(response, href) || !(await options.session.restore(generation))) return response;
+  return options.client.send({ method: 'GET', url: href }, { followRedirects: true });
 }
 
 /** robots.txt and sitemap.xml of the start URL's origin (read even when the scope is a sub-path: they are the site's map). */
