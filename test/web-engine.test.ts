@@ -8,9 +8,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startBackground } from '../src/runs/background.js';
 import { ALL_RULES } from '../src/engines/web/checks/index.js';
+import { RULES as PASSIVE_RULES } from '../src/engines/web/checks/passive.js';
 import { BudgetExhausted, type SiteMap, type WebCheck, type WebFindingDraft, type WebResponse, type WebRule } from '../src/engines/web/contract.js';
 import { crawl, type CrawlOptions } from '../src/engines/web/crawl/crawl.js';
 import { looksDestructive } from '../src/engines/web/crawl/destructive.js';
@@ -22,7 +24,10 @@ import { renderWebRuleTable, webRuleProblem } from '../src/engines/web/severity.
 import { createWebEngine } from '../src/engines/web/web.engine.js';
 import type { EngineEvent, EngineJob } from '../src/engines/engine.js';
 import { EngineError } from '../src/engines/engine.js';
+import { buildTestApp, signUp, STORE_KIND } from './helpers/app.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
+import { waitFor } from './helpers/servers.js';
+import { startVulnDatabase } from './helpers/vuln-app/database.js';
 import { CREDENTIALS, startVulnApp, type VulnApp } from './helpers/vuln-app/app.js';
 import { CRAWL_HITS, DESTRUCTIVE_HITS } from './helpers/vuln-app/pages/crawl.js';
 
@@ -361,4 +366,56 @@ test('docs/WEB-SCANNER.md holds the rule table as the code renders it, and every
   assert.ok(table !== undefined, 'docs/WEB-SCANNER.md has the table markers');
   assert.equal(table, renderWebRuleTable(), 'docs/WEB-SCANNER.md is out of date: replace the table between the markers with renderWebRuleTable() (src/engines/web/severity.ts)');
   assert.match(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), /WEB-SCANNER\.md/, 'the README links the web scanner document');
+});
+
+test(`a ZAP scan through the API: the web scanner finds every vulnerable page of the test application and nothing on its safe twins (${STORE_KIND})`, { timeout: 300_000 }, async (t) => {
+  const db = await startVulnDatabase(t);
+  if (!db) t.diagnostic('MariaDB is not installed (Debian package mariadb-server): the SQL pages were left out');
+  const app = await startVulnApp(t, { db });
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '50', RAMPART_RATE_LIMITS: 'pro=100000' } });
+  const user = await signUp(ctx, { role: 'pro' });
+  const silent = { info() {}, warn() {}, error() {} };
+  const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log: silent, worker: true, scheduler: false });
+  t.after(() => background.stop());
+
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/new-scan',
+    headers: user.auth,
+    payload: { scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: app.url, engine_options: { rate_per_second: 200 } },
+  });
+  assert.equal(created.statusCode, 200, created.body);
+  const uuid = created.json().uuid as string;
+  const run = await waitFor(
+    'the ZAP scan to complete',
+    async () => {
+      const runs = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: user.auth })).json().runs;
+      return runs[0]?.status === 'completed' ? runs[0] : undefined;
+    },
+    280_000,
+  );
+  assert.equal(run.outcome, 'succeeded', run.error);
+  assert.equal(run.engine, 'rampart-web');
+  assert.equal(run.engine_version, '0.1.0');
+
+  // The crawl ran through the API's worker: it reached a page only the sitemap names, and left destructive pages alone.
+  assert.ok(hits(app, CRAWL_HITS).includes('/crawl/only-in-sitemap'));
+  assert.deepEqual(hits(app, DESTRUCTIVE_HITS), []);
+
+  const findings = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
+  const described = findings.map((f) => `${f.rule_id} ${f.method} ${f.url} ${f.parameter}`);
+  for (const p of app.pages.filter((p) => p.expect)) {
+    const { ruleId, parameter, method } = p.expect!;
+    const found = findings.some((f) => f.rule_id === ruleId && f.url !== null && new URL(f.url).pathname === p.path && f.parameter === parameter && (method === undefined || f.method === method));
+    assert.ok(found, `${p.path}: a ${ruleId} finding on ${parameter ?? 'the page'} (found: ${described.join('; ')})`);
+  }
+  // No active check's finding on a safe twin: each would be a false positive.
+  const passive = new Set(PASSIVE_RULES.map((rule) => rule.ruleId));
+  const onTwins = findings.filter((f) => f.url !== null && new URL(f.url).pathname.startsWith('/safe/') && !passive.has(f.rule_id));
+  assert.deepEqual(onTwins.map((f) => `${f.rule_id} ${f.url} ${f.parameter}`), [], 'false positives on safe twins');
+  for (const f of findings) {
+    assert.ok(f.evidence.includes('--- Request'), `${f.rule_id} on ${f.url}: the evidence holds the request`);
+    assert.ok(f.cwe, `${f.rule_id} has a CWE`);
+    assert.ok(f.solution, `${f.rule_id} has a solution`);
+  }
 });
