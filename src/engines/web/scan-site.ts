@@ -92,16 +92,19 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
   );
   const passive = scan.checks.filter((check) => check.kind === 'passive' && check.inspect);
   let ctx: CheckContext;
+  let passiveFailures = 0;
   const onResponse = (response: WebResponse): void => {
     for (const check of passive) {
       try {
         check.inspect!(response, ctx);
       } catch (error) {
-        log('warn', `The ${check.id} check failed on ${response.url}: ${error instanceof Error ? error.message : String(error)}`);
+        // A bug in a passive check fails on every response: a few named, not one line per response.
+        if (++passiveFailures <= FAILURES_LOGGED) log('warn', `The ${check.id} check failed on ${response.url}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    // A check's probe that ended the session: log in again in the background (the crawl retries its pages itself).
-    if (session.active && showsLostSession(response)) void session.restore(session.generation);
+    // A check's probe that ended the session: log in again in the background (the crawl retries its
+    // pages itself). A probe sent without the session (a CSRF check's) is expected to see a login.
+    if (session.active && response.request.headers.cookie !== undefined && showsLostSession(response)) void session.restore(session.generation);
   };
   const client = createWebClient({
     egress: scan.job.egress as Egress,
