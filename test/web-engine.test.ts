@@ -418,4 +418,24 @@ test(`a ZAP scan through the API: the web scanner finds every vulnerable page of
     assert.ok(f.cwe, `${f.rule_id} has a CWE`);
     assert.ok(f.solution, `${f.rule_id} has a solution`);
   }
+
+  // An authenticated scan: the run hands the stored login script to the engine, which (without a
+  // login runner on this deployment; with one, this script makes no session) fails the run saying so.
+  const authenticated = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/new-scan',
+    headers: user.auth,
+    payload: {
+      scan_name: 'web login', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: app.url,
+      zap_authenticated: true, zap_login_script: Buffer.from('driver.get(target_url)\n').toString('base64'),
+    },
+  });
+  assert.equal(authenticated.statusCode, 200, authenticated.body);
+  const failed = await waitFor('the authenticated scan to end', async () => {
+    const runs = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${authenticated.json().uuid}/runs`, headers: user.auth })).json().runs;
+    return runs[0]?.status === 'completed' ? runs[0] : undefined;
+  });
+  assert.equal(failed.outcome, 'failed');
+  assert.equal(failed.error_kind, 'config');
+  assert.match(failed.error, /login script/i, 'the run says the login script is what failed');
 });
