@@ -365,13 +365,13 @@ test('MCP sessions end when idle, on a sweep', async () => {
 });
 
 test(`MCP: scans_create refuses a scan type this deployment has no engine for (${STORE_KIND})`, async (t) => {
-  // The deployment's own registry: no ZAP engine.
+  // The deployment's own registry: no nuclei templates.
   const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8' } });
   const user = await signUp(ctx, { role: 'basic' });
   const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const { client } = await connect(t, `${address}/mcp`, user.token);
   const text = await failure(client, 'scans_create', {
-    scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: 'https://127.0.0.1/',
+    scan_name: 'web', scan_type: 'Nuclei', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: 'https://127.0.0.1/',
   });
-  assert.match(text, /ZAP scans need an OWASP ZAP daemon/);
+  assert.match(text, /Nuclei scans need nuclei templates/);
 });

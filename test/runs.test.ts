@@ -142,30 +142,30 @@ test(`deleting a scan cancels its running run (${STORE_KIND})`, async (t) => {
 });
 
 test(`a run of a type with no engine here fails with the reason, as a config failure, when a worker is told to serve it (${STORE_KIND})`, async (t) => {
-  // The scan was accepted where ZAP had an engine (a stand-in); this deployment has none.
+  // The scan was accepted where Nuclei had an engine (a stand-in); this deployment has no templates.
   const env = { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '50' };
   const before = await buildTestApp(t, { env, engines: standInEngines() });
   const user = await signUp(before, { role: 'basic' });
-  const uuid = await createScan(before, user.auth, { scan_type: 'ZAP', scan_target: 'http://127.0.0.1:9/' });
+  const uuid = await createScan(before, user.auth, { scan_type: 'Nuclei', scan_target: 'http://127.0.0.1:9/' });
   const now = await buildTestApp(t, { env, store: before.store });
-  const background = startBackground({ db: now.store.db, config: now.config, guard: now.app.ctx.guard, queue: now.app.ctx.queue, log: silent, worker: true, scheduler: false, types: ['ZAP'] });
+  const background = startBackground({ db: now.store.db, config: now.config, guard: now.app.ctx.guard, queue: now.app.ctx.queue, log: silent, worker: true, scheduler: false, types: ['Nuclei'] });
   t.after(() => background.stop());
   const run = await waitForRun(now, user.auth, uuid, 0);
   assert.equal(run.outcome, 'failed');
   assert.equal(run.scan_progress, 'Failed');
   assert.equal(run.error_kind, 'config');
-  assert.match(run.error, /^ZAP scans need an OWASP ZAP daemon/);
+  assert.match(run.error, /^Nuclei scans need nuclei templates/);
   assert.ok(run.notes.some((n: string) => /^Failure kind config:/.test(n)), run.notes.join(' | '));
   // A new one is refused at creation, and the old scan's rerun too, with the same reason.
   const refused = await now.app.inject({
     method: 'POST', url: '/api/new-scan', headers: user.auth,
-    payload: { scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: 'http://127.0.0.1:9/' },
+    payload: { scan_name: 'web', scan_type: 'Nuclei', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: 'http://127.0.0.1:9/' },
   });
   assert.equal(refused.statusCode, 422, refused.body);
-  assert.match(refused.json().errors.scan_type[0], /^ZAP scans need an OWASP ZAP daemon/);
+  assert.match(refused.json().errors.scan_type[0], /^Nuclei scans need nuclei templates/);
   const rerun = await now.app.inject({ method: 'POST', url: `/api/scans/${uuid}/rerun`, headers: user.auth, payload: {} });
   assert.equal(rerun.statusCode, 422, rerun.body);
-  assert.match(rerun.json().errors.scan_type[0], /this deployment has none configured/);
+  assert.match(rerun.json().errors.scan_type[0], /the templates directory .* does not exist/);
 });
 
 test(`a scan's engine options reach the Rampart engine; the run records what ran (${STORE_KIND})`, async (t) => {

@@ -8,7 +8,9 @@
  * in every run's notes; Nuclei -> the built-in nuclei engine while its templates directory holds
  * templates (asked on each call, so a `rampart templates sync` needs no restart), or the nuclei
  * program when RAMPART_NUCLEI_MODE=binary (refused with the reason when it is not installed);
- * ZAP -> not available (its driver is still to come).
+ * ZAP -> Rampart's built-in web application scanner (src/engines/web), on every deployment
+ * (`zapChoice` is the one place that picks the engine of ZAP scans: a driver for a real ZAP
+ * daemon, selected by the deployment's configuration, plugs in there).
  *
  * This module is the one place in src/engines/ that knows the engines themselves (it wires them);
  * engines still never import each other.
@@ -24,6 +26,7 @@ import { NUCLEI_EXECUTORS } from './nuclei/executors.js';
 import { SUPPORTED_FEATURES } from './nuclei/supported-features.js';
 import { findTemplatesDirProblem } from './nuclei/templates-dir.js';
 import { createRampartDiscovery } from './nuclei-discovery.js';
+import { createWebEngine } from './web/web.engine.js';
 
 /** The engine serving a scan type, or why there is none. */
 export type EngineChoice =
@@ -55,10 +58,16 @@ export interface RegistrySettings {
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
 
 const UNAVAILABLE: Partial<Record<ScanType, string>> = {
-  ZAP:
-    'ZAP scans need an OWASP ZAP daemon that Rampart drives, and this deployment has none configured: this version of Rampart cannot drive ZAP yet. Scan the hosts with a Rampart scan meanwhile.',
   Nuclei: 'Nuclei scans need a nuclei templates directory, and this deployment has none configured: run `rampart templates sync` or set RAMPART_NUCLEI_TEMPLATES.',
 };
+
+/**
+ * The engine of ZAP scans: Rampart's web scanner. Authenticated scans need a login runner
+ * (`login`); without one the engine fails such runs with a `config` error saying so.
+ */
+function zapChoice(settings: RegistrySettings): EngineChoice {
+  return { available: true, engine: createWebEngine({ caps: settings.scan }) };
+}
 
 /** The nuclei engine's choice: available while its templates directory holds templates. */
 function nucleiChoice(settings: RegistrySettings): () => EngineChoice {
@@ -94,6 +103,7 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
     else if (type === 'Nuclei') choices.set(type, nucleiChoice(settings));
     else if (type === 'Rampart') choices.set(type, { available: true, engine: rampart });
     else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
+    else if (type === 'ZAP') choices.set(type, zapChoice(settings));
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }
   if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli.bin, settings.nuclei, settings.scan));

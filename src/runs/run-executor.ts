@@ -3,10 +3,12 @@
  * engine yields to the run recorder (run-recorder.ts), which stores it under this worker's lease
  * and ends the run.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run } from '../db/schema.js';
-import type { Engine, EngineEvent, JobTarget } from '../engines/engine.js';
+import { EngineError, type Engine, type EngineEvent, type JobTarget } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { AddressGuard } from '../shared/address-guard.js';
 import { createEgress } from '../shared/egress.js';
@@ -47,23 +49,25 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
   });
   // A fallback says so first (e.g. OpenVas scans run by Rampart's scanner).
   if (choice.note) recorder.note(choice.note);
-  const job = {
-    targets: scan.targets as JobTarget[],
-    ports: deps.config.scan.ports,
-    limits: {
-      connectTimeoutMs: deps.config.scan.connectTimeoutMs,
-      readTimeoutMs: deps.config.scan.readTimeoutMs,
-      maxConcurrency: deps.config.scan.maxConcurrency,
-      ratePerSecond: deps.config.scan.ratePerSecond,
-    },
-    guard: deps.guard,
-    // One egress per run: its remembered verdicts live as long as the run.
-    egress: createEgress({ guard: deps.guard, connectTimeoutMs: deps.config.scan.connectTimeoutMs }),
-    options: scan.engine_options,
-    signal,
-    ...(vulnerabilities ? { vulnerabilities } : {}),
-  };
   try {
+    const loginScript = await readLoginScript(deps.config.dataDir, scan);
+    const job = {
+      targets: scan.targets as JobTarget[],
+      ports: deps.config.scan.ports,
+      limits: {
+        connectTimeoutMs: deps.config.scan.connectTimeoutMs,
+        readTimeoutMs: deps.config.scan.readTimeoutMs,
+        maxConcurrency: deps.config.scan.maxConcurrency,
+        ratePerSecond: deps.config.scan.ratePerSecond,
+      },
+      guard: deps.guard,
+      // One egress per run: its remembered verdicts live as long as the run.
+      egress: createEgress({ guard: deps.guard, connectTimeoutMs: deps.config.scan.connectTimeoutMs }),
+      options: scan.engine_options,
+      signal,
+      ...(vulnerabilities ? { vulnerabilities } : {}),
+      ...(loginScript !== undefined ? { loginScript } : {}),
+    };
     for await (const event of engine.run(job) as AsyncIterable<EngineEvent>) {
       if (signal.aborted) break;
       await recorder.record(event);
@@ -78,6 +82,19 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
     recorder.note(failure.note);
     await recorder.finish({ outcome: 'failed', error: failure.error, errorKind: failure.kind, complete: false });
     return true;
+  }
+}
+
+/**
+ * The login script of an authenticated ZAP scan (`zap_authenticated` with a stored
+ * `zap_login_script`), read from the data directory; undefined for every other scan.
+ */
+async function readLoginScript(dataDir: string, scan: { zap_authenticated: boolean; zap_login_script: string | null }): Promise<string | undefined> {
+  if (!scan.zap_authenticated || !scan.zap_login_script) return undefined;
+  try {
+    return await fs.readFile(path.join(dataDir, scan.zap_login_script), 'utf8');
+  } catch (error) {
+    throw new EngineError('config', `The scan's login script cannot be read (${error instanceof Error ? error.message : String(error)}): upload it again with the scan.`, { cause: error });
   }
 }
 

@@ -1,6 +1,7 @@
 /** Every page of the test application, one module per area (each with its safe twins). */
 import type { VulnPage } from '../app.js';
 import { PAGES as CMDI } from './cmdi.js';
+import { PAGES as CRAWL } from './crawl.js';
 import { PAGES as CRLF } from './crlf.js';
 import { PAGES as CSRF } from './csrf.js';
 import { PAGES as JITTER } from './jitter.js';
@@ -12,4 +13,4 @@ import { PAGES as TRAVERSAL } from './traversal.js';
 import { PAGES as UPLOAD } from './upload.js';
 import { PAGES as XSS } from './xss.js';
 
-export const ALL_PAGES: VulnPage[] = [...SQLI, ...CMDI, ...JITTER, ...XSS, ...SSTI, ...CRLF, ...REDIRECT, ...TRAVERSAL, ...CSRF, ...UPLOAD, ...PASSIVE];
+export const ALL_PAGES: VulnPage[] = [...SQLI, ...CMDI, ...JITTER, ...XSS, ...SSTI, ...CRLF, ...REDIRECT, ...TRAVERSAL, ...CSRF, ...UPLOAD, ...PASSIVE, ...CRAWL];
