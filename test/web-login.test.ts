@@ -21,6 +21,10 @@ import { createWebClient } from '../src/engines/web/http/client.js';
 import { createLoginRunner } from '../src/engines/web/login/run-login.js';
 import { bearerToken, toLoginSession } from '../src/engines/web/login/session.js';
 import { loginScriptSupport } from '../src/engines/web/login/support.js';
+import type { EngineRegistry } from '../src/engines/registry.js';
+import { validateNewScan, validateScanUpdate } from '../src/scans/scans.validation.js';
+import type { CreateScanBody } from '../src/scans/scans.schema.js';
+import { AppError } from '../src/shared/errors.js';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
@@ -200,6 +204,39 @@ test('login scripts: a deployment without the programs is told which Debian pack
   const error = await loginError(runner({ script: 'pass\n', startUrl: 'http://127.0.0.1:9/', signal }));
   assert.equal(error.kind, 'config');
   assert.match(error.message, /python3-selenium, chromium and chromium-driver/);
+});
+
+test('scan validation: zap_authenticated is refused up front where login scripts cannot run', async () => {
+  const missing = loginScriptSupport({ chromium: '/nonexistent/chromium' });
+  const registry = (loginScripts: () => ReturnType<typeof loginScriptSupport>): EngineRegistry => ({
+    forScanType: () => ({ available: true, engine: { name: 'zap-stand-in' } as never, loginScripts }),
+    availableTypes: () => ['ZAP'],
+  });
+  const options = (engines: EngineRegistry) => ({ role: 'pro' as const, guard: createAddressGuard([]), maxAddresses: 65_536, loginScriptMaxBytes: 262_144, engines });
+  const body = {
+    scan_name: 'Signed in',
+    scan_type: 'ZAP',
+    scan_frequency: 'One-time',
+    scan_time_zone: 'UTC',
+    scan_email: 'ops@example.com',
+    scan_target: 'https://93.184.216.34/app',
+    zap_authenticated: true,
+    zap_login_script: Buffer.from('driver.get(target_url)\n').toString('base64'),
+  } as CreateScanBody;
+  const refusal = await validateNewScan(body, options(registry(() => missing))).then(
+    () => assert.fail('accepted'),
+    (e: unknown) => e,
+  );
+  assert.ok(refusal instanceof AppError, String(refusal));
+  assert.equal(refusal.code, 'validation_failed');
+  assert.deepEqual(Object.keys(refusal.errors ?? {}), ['zap_authenticated']);
+  assert.match(refusal.errors?.zap_authenticated?.[0] ?? '', /Chromium \(\/nonexistent\/chromium\).*python3-selenium, chromium and chromium-driver/);
+  // Where the programs are there, the same scan passes; an unauthenticated one is never asked about.
+  assert.equal((await validateNewScan(body, options(registry(() => ({ ok: true }))))).loginScript, 'driver.get(target_url)\n');
+  await validateNewScan({ ...body, zap_authenticated: false }, options(registry(() => missing)));
+  const stored = { scan_type: 'ZAP' as const, scan_frequency: 'One-time' as const, zap_login_script: 'login-scripts/x.py', scan_start_date: null, scan_start_time: null };
+  await assert.rejects(validateScanUpdate({ zap_authenticated: true }, stored, options(registry(() => missing))), AppError);
+  await validateScanUpdate({ zap_authenticated: true }, stored, options(registry(() => ({ ok: true }))));
 });
 
 test('login sessions: cookies of other hosts stay behind; the bearer rule', () => {
