@@ -146,13 +146,15 @@ def run_script(path, driver, target_url):
             # Selenium IDE exports import pytest and use nothing of it but its name.
             sys.modules["pytest"] = types.ModuleType("pytest")
     given = {"driver": driver, "target_url": target_url, "TARGET_URL": target_url}
+    # The script sees itself as the program (unittest.main() reads sys.argv), not the runner's config.
+    sys.argv = [path]
     try:
         namespace = runpy.run_path(path, init_globals=given, run_name="__main__")
         for cls in test_classes(namespace):
             run_test_class(cls)
     except SystemExit as exit:
-        # unittest.main() and sys.exit() end here: 0 or None is success.
-        if exit.code in (0, None):
+        # unittest.main() (False on success) and sys.exit() end here: 0, None or False is success.
+        if exit.code in (0, None, False):
             return 0
         print(f"The login script exited with {exit.code!r}.", file=sys.stderr)
         return EXIT_SCRIPT_FAILED

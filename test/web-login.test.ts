@@ -84,6 +84,7 @@ for (const [shape, file] of [
   ['a plain script using the driver Rampart provides', 'global-driver.py'],
   ['a script that builds its own webdriver.Chrome', 'own-chrome.py'],
   ['a Selenium IDE pytest export', 'selenium-ide.py'],
+  ['a unittest script asking for Firefox', 'unittest-firefox.py'],
 ] as const) {
   test(`login scripts: ${shape} signs in, and its session opens protected pages`, async (t) => {
     if (!requireLoginPrograms(t)) return;
