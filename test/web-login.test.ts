@@ -28,7 +28,7 @@ import { AppError } from '../src/shared/errors.js';
 import { createAddressGuard } from '../src/shared/address-guard.js';
 import { createEgress } from '../src/shared/egress.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
-import { requireProgram } from './helpers/daemons.js';
+import { requireProgram, tempDir } from './helpers/daemons.js';
 import { startVulnApp, type VulnApp } from './helpers/vuln-app/app.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -176,25 +176,39 @@ test('login scripts: a script over its time limit is killed with its browser', a
   const app = await startVulnApp(t, { login: true });
   // The script reports where its browser runs, then hangs; the runner must kill it all.
   const script = 'import os, sys, time\ndriver.get(target_url)\nprint("BROWSER-DIR=" + os.environ["TMPDIR"], file=sys.stderr, flush=True)\ntime.sleep(3600)\n';
-  const quick = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: 45_000 });
-  const before = await chromiumsWithTmpdirPrefix();
+  const root = await tempDir(t, 'login-timeout');
+  const quick = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: 45_000, tempRoot: root });
   const error = await loginError(quick({ script, startUrl: app.url, signal }));
   assert.equal(error.kind, 'config');
   assert.match(error.message, /did not finish within 45 s/);
   const dir = /BROWSER-DIR=(\S+)/.exec(error.message)?.[1];
   assert.ok(dir, `the script got as far as its browser: ${error.message}`);
-  assert.deepEqual(await processesMarked(dir), [], 'no process of that login is left');
-  assert.deepEqual((await chromiumsWithTmpdirPrefix()).filter((pid) => !before.includes(pid)), [], 'no new chromium is left');
+  assert.ok(dir.startsWith(root));
+  assert.deepEqual(await processesUnder(root), [], 'no process of that login is left');
+  assert.deepEqual(await readdir(root), [], "the login's private directory is removed");
 });
 
-test('login scripts: an aborted scan stops the login at once', async (t) => {
+test('login scripts: a scan stopped during the login kills the browser at once', async (t) => {
   if (!requireLoginPrograms(t)) return;
   const app = await startVulnApp(t, { login: true });
-  const controller = new AbortController();
-  controller.abort();
-  const error = await loginError(login({ script: fixture('global-driver.py'), startUrl: app.url, signal: controller.signal }));
+  const stopped = new AbortController();
+  const early = await loginError(login({ script: fixture('global-driver.py'), startUrl: app.url, signal: AbortSignal.abort() }));
+  assert.equal(early.kind, 'deadline', 'a scan stopped before the login runs no script');
+  // The scan is stopped the moment the browser asks for this page (the script then hangs).
+  const trap = http.createServer((_request, response) => {
+    stopped.abort();
+    response.end('<p>stopping</p>');
+  });
+  await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => trap.close(() => resolve())));
+  const root = await tempDir(t, 'login-stop');
+  const stoppable = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: LOGIN_TIMEOUT_MS, tempRoot: root });
+  const script = `import time\ndriver.get(${JSON.stringify(`http://127.0.0.1:${(trap.address() as AddressInfo).port}/`)})\ntime.sleep(3600)\n`;
+  const error = await loginError(stoppable({ script, startUrl: app.url, signal: stopped.signal }));
   assert.equal(error.kind, 'deadline');
-  assert.equal(app.logins(), 0);
+  assert.match(error.message, /stopped/);
+  assert.deepEqual(await processesUnder(root), [], 'no process of that login is left');
+  assert.deepEqual(await readdir(root), [], "the login's private directory is removed");
 });
 
 test('login scripts: a deployment without the programs is told which Debian packages to install', async () => {
@@ -265,26 +279,14 @@ test('login sessions: cookies of other hosts stay behind; the bearer rule', () =
   assert.equal(bearerToken({ local: { user_name: opaque }, session: {} }), null, 'a long value under a key that names no token');
 });
 
-/** Pids of processes whose environment holds `TMPDIR=<dir>` (what the runner's sweep looks for). */
-async function processesMarked(dir: string): Promise<number[]> {
+/** Pids of processes whose TMPDIR is `root` or under it (the runner's sweep looks for its own login's exact TMPDIR). */
+async function processesUnder(root: string): Promise<number[]> {
   const found: number[] = [];
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
-    if (environ?.toString('latin1').split('\0').includes(`TMPDIR=${dir}`)) found.push(Number(name));
-  }
-  return found;
-}
-
-/** Pids of chromium processes started by a login runner (their TMPDIR is a `rampart-login-` directory). */
-async function chromiumsWithTmpdirPrefix(): Promise<number[]> {
-  const found: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const comm = await readFile(`/proc/${name}/comm`, 'utf8').catch(() => '');
-    if (!/chrom/.test(comm)) continue;
-    const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
-    if (environ?.toString('latin1').includes('rampart-login-')) found.push(Number(name));
+    const tmpdir = environ?.toString('latin1').split('\0').find((entry) => entry.startsWith('TMPDIR='));
+    if (tmpdir?.slice('TMPDIR='.length).startsWith(root)) found.push(Number(name));
   }
   return found;
 }

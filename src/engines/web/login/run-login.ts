@@ -33,6 +33,8 @@ export interface LoginRunnerOptions extends LoginPrograms {
   egress: Egress;
   /** Time limit of one login (browser start included). */
   timeoutMs: number;
+  /** Where each login's private directory is made; default the system's temporary directory. */
+  tempRoot?: string;
 }
 
 /** The script's own error output kept in the run's error: its last ~2 KB. */
@@ -47,7 +49,7 @@ export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
   const runner = runnerPath();
   return async ({ script, startUrl, signal }) => {
     if (signal.aborted) throw new EngineError('deadline', 'The login script was not run: the scan was stopped.');
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'rampart-login-'));
+    const dir = await mkdtemp(path.join(options.tempRoot ?? os.tmpdir(), 'rampart-login-'));
     try {
       const scriptFile = path.join(dir, SCRIPT_NAME);
       const resultFile = path.join(dir, 'session.json');
