@@ -3,8 +3,10 @@
  * signs in to the authenticated test application in a real headless Chromium, and the session it
  * returns works through the real web client; a failing script fails with its own error; the
  * browser reaches only what the guard allows; the script sees none of Rampart's environment; a
- * script over its time limit is killed with its browser. Needs Debian's chromium, chromium-driver
- * and python3-selenium (skipped, naming them, without).
+ * script over its time limit, or a scan stopped mid-login, leaves no process and no directory
+ * behind; a token in the page's storage becomes the bearer header; scan creation refuses
+ * `zap_authenticated` where login scripts cannot run. The browser tests need Debian's chromium,
+ * chromium-driver and python3-selenium (skipped, naming them, without).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

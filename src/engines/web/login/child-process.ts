@@ -10,8 +10,10 @@ import { readdir, readFile } from 'node:fs/promises';
 export interface ChildOutcome {
   /** The exit code; null when killed. */
   code: number | null;
-  /** Why it was killed, when it was. */
+  /** Why we killed it, when we did. */
   killed: 'timeout' | 'aborted' | null;
+  /** The signal that ended it, when one did (ours or another's, e.g. the OOM killer's). */
+  exitSignal: NodeJS.Signals | null;
   /** The last bytes of stdout and stderr (at most `tailBytes` each). */
   stdout: string;
   stderr: string;
@@ -52,15 +54,15 @@ export async function runChild(options: ChildOptions): Promise<ChildOutcome> {
     await killMarked(options.env.TMPDIR);
   };
   try {
-    const code = await new Promise<number | null>((resolve, reject) => {
+    const [code, exitSignal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
       child.once('error', reject);
-      child.once('exit', (exitCode) => resolve(exitCode));
+      child.once('exit', (exitCode, endSignal) => resolve([exitCode, endSignal]));
     });
     // The browser normally quits with the runner; whatever is left (a hung browser, the crash
     // handler) is killed now, so that nothing holds the pipes and the output can be read to its end.
     await sweep();
     await settled(pipesClosed, PIPE_CLOSE_GRACE_MS);
-    return { code: killed ? null : code, killed, stdout: stdout.text(), stderr: stderr.text() };
+    return { code: killed ? null : code, killed, exitSignal, stdout: stdout.text(), stderr: stderr.text() };
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener('abort', onAbort);

@@ -110,7 +110,8 @@ function judgeOutcome(outcome: ChildOutcome, timeoutMs: number, python: string):
   if (outcome.code === EXIT.noSelenium) throw new EngineError('config', `The login script cannot run: ${output} Install the Debian packages ${LOGIN_PACKAGES}, or set RAMPART_PYTHON.`);
   if (outcome.code === EXIT.noBrowser) throw new EngineError('config', `The login script cannot run: ${output} Install the Debian packages ${LOGIN_PACKAGES}.`);
   if (outcome.code === EXIT.scriptFailed) throw new EngineError('config', `The login script failed:\n${output || '(no error output)'}`);
-  throw new EngineError('config', `The login runner (${python}) exited with code ${outcome.code}:\n${output || '(no error output)'}`);
+  const end = outcome.code === null ? `was killed by ${outcome.exitSignal ?? 'a signal'}` : `exited with code ${outcome.code}`;
+  throw new EngineError('config', `The login runner (${python}) ${end}:\n${output || '(no error output)'}`);
 }
 
 async function readSession(resultFile: string, startUrl: string): Promise<LoginSession> {
