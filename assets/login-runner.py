@@ -36,10 +36,18 @@ def main():
         print(f"Selenium is not installed for {sys.executable}: {error}", file=sys.stderr)
         return EXIT_NO_SELENIUM
     try:
-        driver = start_browser(config)
+        driver = start_browser(config, sandbox=not config.get("no_sandbox"))
     except Exception as error:  # the driver's own message says what is missing
-        print(f"The browser could not be started: {type(error).__name__}: {error}", file=sys.stderr)
-        return EXIT_NO_BROWSER
+        if config.get("no_sandbox"):
+            print(f"The browser could not be started: {type(error).__name__}: {error}", file=sys.stderr)
+            return EXIT_NO_BROWSER
+        # A container without user namespaces cannot give Chromium its sandbox.
+        print(f"Rampart: Chromium did not start with its sandbox ({type(error).__name__}); starting it without.", file=sys.stderr)
+        try:
+            driver = start_browser(config, sandbox=False)
+        except Exception as error:
+            print(f"The browser could not be started: {type(error).__name__}: {error}", file=sys.stderr)
+            return EXIT_NO_BROWSER
     real_quit = driver.quit
     try:
         keep_session_open(driver)
@@ -56,7 +64,7 @@ def main():
             pass
 
 
-def start_browser(config):
+def start_browser(config, sandbox):
     """The one browser: headless Chromium, a fresh profile, every request through the proxy."""
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -86,8 +94,7 @@ def start_browser(config):
         "--no-default-browser-check",
         "--window-size=1280,900",
     ]
-    if config.get("no_sandbox"):
-        # Chromium refuses to start as root with its sandbox.
+    if not sandbox:
         arguments.append("--no-sandbox")
     for argument in arguments:
         options.add_argument(argument)

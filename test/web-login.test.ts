@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { chmod, readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -22,7 +22,7 @@ import type { BrowserCookie } from '../src/engines/web/contract.js';
 import { createWebClient } from '../src/engines/web/http/client.js';
 import { createLoginRunner } from '../src/engines/web/login/run-login.js';
 import { bearerToken, toLoginSession } from '../src/engines/web/login/session.js';
-import { loginScriptSupport } from '../src/engines/web/login/support.js';
+import { loginScriptSupport, unprivilegedAccount } from '../src/engines/web/login/support.js';
 import type { EngineRegistry } from '../src/engines/registry.js';
 import { validateNewScan, validateScanUpdate } from '../src/scans/scans.validation.js';
 import type { CreateScanBody } from '../src/scans/scans.schema.js';
@@ -162,15 +162,34 @@ test("login scripts: the script sees none of Rampart's environment", async (t) =
   process.env.RAMPART_TEST_SECRET = 'must-not-leak';
   t.after(() => delete process.env.RAMPART_TEST_SECRET);
   // The script prints its environment, then fails on purpose so that its output comes back.
-  const script = 'import os, sys\nprint(sorted(os.environ), file=sys.stderr)\nprint("HOME=" + os.environ["HOME"] + " CWD=" + os.getcwd(), file=sys.stderr)\nraise SystemExit(7)\n';
+  const script = [
+    'import os, sys',
+    'print(sorted(os.environ), file=sys.stderr)',
+    'print("HOME=" + os.environ["HOME"] + " CWD=" + os.getcwd() + " UID=" + str(os.getuid()), file=sys.stderr)',
+    'try:',
+    '    open("/proc/%d/environ" % os.getppid(), "rb").read()',
+    '    print("PARENT-ENV=readable", file=sys.stderr)',
+    'except PermissionError:',
+    '    print("PARENT-ENV=refused", file=sys.stderr)',
+    'raise SystemExit(7)',
+    '',
+  ].join('\n');
   const error = await loginError(login({ script, startUrl: app.url, signal }));
   assert.match(error.message, /'PATH'/, 'the environment was printed');
   assert.doesNotMatch(error.message, /RAMPART_|DATABASE_URL|must-not-leak/);
   const keys = /\[([^\]]*)\]/.exec(error.message)?.[1]?.match(/'[^']+'/g)?.map((k) => k.slice(1, -1)) ?? [];
   // Python itself may add LC_CTYPE; nothing else beyond what the runner sets.
   assert.deepEqual(keys.filter((k) => k !== 'LC_CTYPE'), ['HOME', 'LANG', 'PATH', 'TARGET_URL', 'TMPDIR']);
-  const home = /HOME=(\S+) CWD=(\S+)/.exec(error.message);
+  const home = /HOME=(\S+) CWD=(\S+) UID=(\d+)/.exec(error.message);
   assert.ok(home && home[1] === home[2] && home[1]!.includes('rampart-login-'), 'HOME and cwd are the private temporary directory');
+  const account = unprivilegedAccount();
+  if (account) {
+    // Rampart as root: the script runs as nobody, and cannot read Rampart's own environment either.
+    assert.equal(home[3], String(account.uid));
+    assert.match(error.message, /PARENT-ENV=refused/);
+  } else {
+    assert.equal(home[3], String(process.getuid?.()));
+  }
 });
 
 test('login scripts: a script over its time limit is killed with its browser', async (t) => {
@@ -179,6 +198,7 @@ test('login scripts: a script over its time limit is killed with its browser', a
   // The script reports where its browser runs, then hangs; the runner must kill it all.
   const script = 'import os, sys, time\ndriver.get(target_url)\nprint("BROWSER-DIR=" + os.environ["TMPDIR"], file=sys.stderr, flush=True)\ntime.sleep(3600)\n';
   const root = await tempDir(t, 'login-timeout');
+  await chmod(root, 0o755); // traversable by `nobody`, whom the script runs as when the tests run as root
   const quick = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: 45_000, tempRoot: root });
   const error = await loginError(quick({ script, startUrl: app.url, signal }));
   assert.equal(error.kind, 'config');
@@ -204,6 +224,7 @@ test('login scripts: a scan stopped during the login kills the browser at once',
   await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => trap.close(() => resolve())));
   const root = await tempDir(t, 'login-stop');
+  await chmod(root, 0o755);
   const stoppable = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: LOGIN_TIMEOUT_MS, tempRoot: root });
   const script = `import time\ndriver.get(${JSON.stringify(`http://127.0.0.1:${(trap.address() as AddressInfo).port}/`)})\ntime.sleep(3600)\n`;
   const error = await loginError(stoppable({ script, startUrl: app.url, signal: stopped.signal }));

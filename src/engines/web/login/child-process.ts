@@ -28,11 +28,19 @@ export interface ChildOptions {
   timeoutMs: number;
   signal: AbortSignal;
   tailBytes: number;
+  /** Run as this account (Rampart as root drops to it). */
+  account?: { uid: number; gid: number } | null;
 }
 
 /** Runs the child to its end (or kills it, and everything it started, on timeout or abort). */
 export async function runChild(options: ChildOptions): Promise<ChildOutcome> {
-  const child = spawn(options.program, options.args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.program, options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.account ? { uid: options.account.uid, gid: options.account.gid } : {}),
+  });
   const stdout = tail(options.tailBytes);
   const stderr = tail(options.tailBytes);
   child.stdout.on('data', stdout.add);

@@ -8,7 +8,8 @@
  * - runs assets/login-runner.py with Debian's Python: one headless Chromium through that proxy,
  *   the script, then the browser's cookies and the page's storage written to a result file;
  * - gives the child a minimal environment (PATH, HOME, LANG, TMPDIR, TARGET_URL): none of
- *   Rampart's settings or secrets;
+ *   Rampart's settings or secrets; when Rampart runs as root, the child runs as `nobody`, so that
+ *   it cannot read them elsewhere either (the data directory, /proc/<pid>/environ);
  * - kills the child with everything it started on timeout or abort.
  *
  * The shape: `createLoginRunner` takes what is fixed for a run (the run's egress, the time limit,
@@ -17,7 +18,7 @@
  *
  * The script is code run on the worker: only its browser's traffic goes through the guard.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../../engine.js';
@@ -26,14 +27,17 @@ import { startEgressProxy } from '../../../shared/egress-proxy.js';
 import type { LoginRunner, LoginSession } from '../contract.js';
 import { runChild, type ChildOutcome } from './child-process.js';
 import { toLoginSession, type BrowserState } from './session.js';
-import { DEFAULT_PROGRAMS, LOGIN_PACKAGES, runnerPath, type LoginPrograms } from './support.js';
+import { DEFAULT_PROGRAMS, LOGIN_PACKAGES, runnerPath, unprivilegedAccount, type LoginPrograms } from './support.js';
 
 export interface LoginRunnerOptions extends LoginPrograms {
   /** The run's egress: the browser reaches what its guard allows. */
   egress: Egress;
   /** Time limit of one login (browser start included). */
   timeoutMs: number;
-  /** Where each login's private directory is made; default the system's temporary directory. */
+  /**
+   * Where each login's private directory is made; default the system's temporary directory. When
+   * Rampart runs as root the script runs as `nobody`, who must be able to traverse it.
+   */
   tempRoot?: string;
 }
 
@@ -47,6 +51,7 @@ const SCRIPT_NAME = 'login_script.py';
 export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
   const programs = { ...DEFAULT_PROGRAMS, ...pickPrograms(options) };
   const runner = runnerPath();
+  const account = unprivilegedAccount();
   return async ({ script, startUrl, signal }) => {
     if (signal.aborted) throw new EngineError('deadline', 'The login script was not run: the scan was stopped.');
     const dir = await mkdtemp(path.join(options.tempRoot ?? os.tmpdir(), 'rampart-login-'));
@@ -54,6 +59,10 @@ export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
       const scriptFile = path.join(dir, SCRIPT_NAME);
       const resultFile = path.join(dir, 'session.json');
       await writeFile(scriptFile, script, { mode: 0o600 });
+      if (account) {
+        await chown(dir, account.uid, account.gid);
+        await chown(scriptFile, account.uid, account.gid);
+      }
       const proxy = await startEgressProxy({ egress: options.egress });
       let outcome: ChildOutcome;
       try {
@@ -65,8 +74,8 @@ export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
           profile: path.join(dir, 'profile'),
           chromium: programs.chromium,
           chromedriver: programs.chromedriver,
-          // Chromium refuses its sandbox to root.
-          no_sandbox: process.getuid?.() === 0,
+          // Chromium refuses its sandbox to root (root without a `nobody` account to drop to).
+          no_sandbox: process.getuid?.() === 0 && !account,
         };
         outcome = await runChild({
           program: programs.python,
@@ -76,6 +85,7 @@ export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
           timeoutMs: options.timeoutMs,
           signal,
           tailBytes: ERROR_OUTPUT_BYTES,
+          account,
         });
       } catch (error) {
         throw new EngineError('config', `The login script could not be started with ${programs.python}: ${(error as Error).message}. Install the Debian packages ${LOGIN_PACKAGES}, or set RAMPART_PYTHON.`, { cause: error });

@@ -5,7 +5,7 @@
  * is refused up front, never accepted and failed on every run.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -80,4 +80,24 @@ export function runnerPath(): string {
     if (existsSync(candidate)) return candidate;
     if (path.dirname(dir) === dir) throw new Error(`assets/login-runner.py not found above ${fileURLToPath(import.meta.url)}`);
   }
+}
+
+/**
+ * The account a login script runs as when Rampart runs as root: `nobody`, so that the script can
+ * read neither Rampart's data directory nor its process's environment (/proc/<pid>/environ), and
+ * Chromium keeps its sandbox. Null when Rampart is not root (the script runs as Rampart's user) or
+ * the machine has no `nobody`.
+ */
+export function unprivilegedAccount(): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  let passwd: string;
+  try {
+    passwd = readFileSync('/etc/passwd', 'utf8');
+  } catch {
+    return null;
+  }
+  const fields = passwd.split('\n').find((line) => line.startsWith('nobody:'))?.split(':');
+  const uid = Number(fields?.[2]);
+  const gid = Number(fields?.[3]);
+  return Number.isInteger(uid) && Number.isInteger(gid) && uid > 0 ? { uid, gid } : null;
 }
