@@ -54,6 +54,8 @@ export interface RegistrySettings {
   nuclei?: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
   /** With `mode: 'binary'` the nuclei program serves Nuclei scans (`Config['nucleiCli']`). */
   nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined };
+  /** Replaying ZAP login scripts (`Config['loginScripts']`): `createLoginRunner` and `loginScriptSupport` of web/login/. */
+  loginScripts?: { python: string; timeoutMs: number };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";

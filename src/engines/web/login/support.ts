@@ -54,6 +54,11 @@ function checkSupport(python: string, chromium: string, chromedriver: string): L
   }
   if (!isExecutable(chromium)) missing.push(`Chromium (${chromium})`);
   if (!isExecutable(chromedriver)) missing.push(`ChromeDriver (${chromedriver})`);
+  try {
+    runnerPath();
+  } catch {
+    missing.push("Rampart's own assets/login-runner.py (reinstall Rampart)");
+  }
   if (missing.length === 0) return { ok: true };
   return {
     ok: false,
