@@ -18,6 +18,7 @@
  *
  * The script is code run on the worker: only its browser's traffic goes through the guard.
  */
+import { readFileSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,18 +51,20 @@ const SCRIPT_NAME = 'login_script.py';
 /** The login runner of one run. */
 export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
   const programs = { ...DEFAULT_PROGRAMS, ...pickPrograms(options) };
-  const runner = runnerPath();
+  // Copied into each login's directory: `nobody` may not be able to read Rampart's install directory.
+  const runnerSource = readFileSync(runnerPath(), 'utf8');
   const account = unprivilegedAccount();
   return async ({ script, startUrl, signal }) => {
     if (signal.aborted) throw new EngineError('deadline', 'The login script was not run: the scan was stopped.');
     const dir = await mkdtemp(path.join(options.tempRoot ?? os.tmpdir(), 'rampart-login-'));
     try {
       const scriptFile = path.join(dir, SCRIPT_NAME);
+      const runnerFile = path.join(dir, 'login-runner.py');
       const resultFile = path.join(dir, 'session.json');
       await writeFile(scriptFile, script, { mode: 0o600 });
+      await writeFile(runnerFile, runnerSource, { mode: 0o600 });
       if (account) {
-        await chown(dir, account.uid, account.gid);
-        await chown(scriptFile, account.uid, account.gid);
+        for (const file of [dir, scriptFile, runnerFile]) await chown(file, account.uid, account.gid);
       }
       const proxy = await startEgressProxy({ egress: options.egress });
       let outcome: ChildOutcome;
@@ -79,7 +82,7 @@ export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
         };
         outcome = await runChild({
           program: programs.python,
-          args: [runner, JSON.stringify(config)],
+          args: [runnerFile, JSON.stringify(config)],
           cwd: dir,
           env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8', TARGET_URL: startUrl },
           timeoutMs: options.timeoutMs,
