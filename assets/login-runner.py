@@ -39,15 +39,15 @@ def main():
         driver = start_browser(config, sandbox=not config.get("no_sandbox"))
     except Exception as error:  # the driver's own message says what is missing
         if config.get("no_sandbox"):
-            print(f"The browser could not be started: {type(error).__name__}: {error}", file=sys.stderr)
+            print(f"The browser could not be started: {describe(error)}", file=sys.stderr)
             return EXIT_NO_BROWSER
         # A container without user namespaces cannot give Chromium its sandbox.
-        print(f"Rampart: Chromium did not start with its sandbox ({type(error).__name__}); starting it without.", file=sys.stderr)
         try:
             driver = start_browser(config, sandbox=False)
-        except Exception as error:
-            print(f"The browser could not be started: {type(error).__name__}: {error}", file=sys.stderr)
+        except Exception as retry_error:
+            print(f"The browser could not be started: {describe(retry_error)}", file=sys.stderr)
             return EXIT_NO_BROWSER
+        print(f"Rampart: Chromium did not start with its sandbox ({type(error).__name__}); it runs without.", file=sys.stderr)
     real_quit = driver.quit
     try:
         keep_session_open(driver)
@@ -62,6 +62,11 @@ def main():
             real_quit()
         except Exception:
             pass
+
+
+def describe(error):
+    """A WebDriver error's message without the driver's native stack trace."""
+    return f"{type(error).__name__}: {getattr(error, 'msg', None) or error}"
 
 
 def start_browser(config, sandbox):

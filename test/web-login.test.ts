@@ -242,6 +242,10 @@ test('login scripts: a deployment without the programs is told which Debian pack
   const error = await loginError(runner({ script: 'pass\n', startUrl: 'http://127.0.0.1:9/', signal }));
   assert.equal(error.kind, 'config');
   assert.match(error.message, /python3-selenium, chromium and chromium-driver/);
+  const noBrowser = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: 60_000, chromium: '/nonexistent/chromium' });
+  const browserError = await loginError(noBrowser({ script: 'pass\n', startUrl: 'http://127.0.0.1:9/', signal }));
+  assert.equal(browserError.kind, 'config');
+  assert.match(browserError.message, /^The login script cannot run: .*python3-selenium, chromium and chromium-driver/s);
 });
 
 test('scan validation: zap_authenticated is refused up front where login scripts cannot run', async () => {

@@ -120,8 +120,9 @@ function judgeOutcome(outcome: ChildOutcome, timeoutMs: number, python: string):
     throw new EngineError('config', `The login script did not finish within ${Math.round(timeoutMs / 1000)} s (RAMPART_LOGIN_SCRIPT_TIMEOUT_SECONDS) and was killed with its browser.${output ? ` Its last output:\n${output}` : ''}`);
   }
   if (outcome.code === 0) return;
-  if (outcome.code === EXIT.noSelenium) throw new EngineError('config', `The login script cannot run: ${output} Install the Debian packages ${LOGIN_PACKAGES}, or set RAMPART_PYTHON.`);
-  if (outcome.code === EXIT.noBrowser) throw new EngineError('config', `The login script cannot run: ${output} Install the Debian packages ${LOGIN_PACKAGES}.`);
+  const sentence = output.replace(/\.?$/, '.');
+  if (outcome.code === EXIT.noSelenium) throw new EngineError('config', `The login script cannot run: ${sentence} Install the Debian packages ${LOGIN_PACKAGES}, or set RAMPART_PYTHON.`);
+  if (outcome.code === EXIT.noBrowser) throw new EngineError('config', `The login script cannot run: ${sentence} Install the Debian packages ${LOGIN_PACKAGES}.`);
   if (outcome.code === EXIT.scriptFailed) throw new EngineError('config', `The login script failed:\n${output || '(no error output)'}`);
   const end = outcome.code === null ? `was killed by ${outcome.exitSignal ?? 'a signal'}` : `exited with code ${outcome.code}`;
   throw new EngineError('config', `The login runner (${python}) ${end}:\n${output || '(no error output)'}`);
