@@ -42,6 +42,8 @@ const EnvSchema = Type.Object({
   RAMPART_ALLOW_TARGETS: Type.String({ default: '' }),
   RAMPART_MAX_TARGET_ADDRESSES: Type.Integer({ minimum: 1, default: 65_536 }),
   RAMPART_LOGIN_SCRIPT_MAX_BYTES: Type.Integer({ minimum: 1024, default: 262_144 }),
+  RAMPART_LOGIN_SCRIPT_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 600, default: 60 }),
+  RAMPART_PYTHON: Type.String({ minLength: 1, default: '/usr/bin/python3' }),
   RAMPART_WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   RAMPART_RUN_LEASE_SECONDS: Type.Integer({ minimum: 2, maximum: 3600, default: 60 }),
   RAMPART_WORKER_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
@@ -124,6 +126,11 @@ export interface Config {
   allowTargets: string[];
   maxTargetAddresses: number;
   loginScriptMaxBytes: number;
+  /**
+   * Replaying ZAP login scripts: the Python with Selenium that runs them (Debian's, where
+   * python3-selenium installs; the PATH python may be another) and the time limit of one login.
+   */
+  loginScripts: { python: string; timeoutMs: number };
   worker: { concurrency: number; leaseSeconds: number; pollMs: number };
   schedulerIntervalMs: number;
   scan: {
@@ -206,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowTargets: parseAllowList(parsed.RAMPART_ALLOW_TARGETS),
     maxTargetAddresses: parsed.RAMPART_MAX_TARGET_ADDRESSES,
     loginScriptMaxBytes: parsed.RAMPART_LOGIN_SCRIPT_MAX_BYTES,
+    loginScripts: { python: parsed.RAMPART_PYTHON, timeoutMs: parsed.RAMPART_LOGIN_SCRIPT_TIMEOUT_SECONDS * 1000 },
     worker: {
       concurrency: parsed.RAMPART_WORKER_CONCURRENCY,
       leaseSeconds: parsed.RAMPART_RUN_LEASE_SECONDS,

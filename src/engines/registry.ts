@@ -17,6 +17,7 @@
  */
 import { SCAN_TYPES, type ScanType } from '../shared/scan-types.js';
 import type { Engine } from './engine.js';
+import type { LoginScriptSupport } from './web/login/support.js';
 import { findNucleiBinary } from './nuclei/binary/find-binary.js';
 import { createNucleiBinaryEngine } from './nuclei/binary/nuclei-binary.engine.js';
 import { createRampartEngine } from './rampart/rampart.engine.js';
@@ -30,8 +31,11 @@ import { createWebEngine } from './web/web.engine.js';
 
 /** The engine serving a scan type, or why there is none. */
 export type EngineChoice =
-  /** `note` is said in every run's notes (e.g. that a fallback ran). */
-  | { available: true; engine: Engine; note?: string }
+  /**
+   * `note` is said in every run's notes (e.g. that a fallback ran). `loginScripts` (ZAP): whether
+   * this deployment can replay login scripts; scan creation refuses `zap_authenticated` when not.
+   */
+  | { available: true; engine: Engine; note?: string; loginScripts?: () => LoginScriptSupport }
   /** `reason` says what the deployment must configure; it is the 422's message and a claimed run's error. */
   | { available: false; reason: string };
 
@@ -53,6 +57,8 @@ export interface RegistrySettings {
   nuclei?: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
   /** With `mode: 'binary'` the nuclei program serves Nuclei scans (`Config['nucleiCli']`). */
   nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined };
+  /** Replaying ZAP login scripts (`Config['loginScripts']`): `createLoginRunner` and `loginScriptSupport` of web/login/. */
+  loginScripts?: { python: string; timeoutMs: number };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";

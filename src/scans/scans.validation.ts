@@ -144,6 +144,7 @@ export async function validateNewScan(
     const script = decodeLoginScript(body.zap_login_script, options.loginScriptMaxBytes);
     if (script.ok) loginScript = script.text;
     else add(errors, 'zap_login_script', script.error);
+    if (body.zap_authenticated) checkLoginSupport(options.engines, errors);
   } else if (body.zap_authenticated) {
     add(errors, 'zap_login_script', 'The zap login script field is required when zap authenticated is true.');
   }
@@ -152,6 +153,16 @@ export async function validateNewScan(
   if (Object.keys(errors).length > 0) throw validationError(orderErrors(errors));
   checkTier(options.role, { unmanaged, narrative: body.include_attack_narrative ?? false });
   return { targets, startDate, startTime, loginScript };
+}
+
+/**
+ * An authenticated scan this deployment cannot log in for (no Chromium, no Selenium) is refused
+ * now, with what is missing, never accepted and failed on every run.
+ */
+function checkLoginSupport(engines: EngineRegistry, errors: FieldErrors): void {
+  const choice = engines.forScanType('ZAP');
+  const support = choice.available ? choice.loginScripts?.() : undefined;
+  if (support && !support.ok) add(errors, 'zap_authenticated', support.reason);
 }
 
 const FIELD_ORDER = ['scan_name', 'scan_type', 'scan_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'scan_target', 'zap_authenticated', 'zap_login_script', 'remove_login_script', 'include_attack_narrative', 'engine_options'];
@@ -187,7 +198,7 @@ function checkUnknownFields(body: Record<string, unknown>, scan: StoredScan, err
   }
 }
 
-function checkLoginScript(body: UpdateScanBody, scan: StoredScan, options: { loginScriptMaxBytes: number }, errors: FieldErrors): string | undefined {
+function checkLoginScript(body: UpdateScanBody, scan: StoredScan, options: { loginScriptMaxBytes: number; engines: EngineRegistry }, errors: FieldErrors): string | undefined {
   const touchesZap = body.zap_authenticated !== undefined || body.zap_login_script !== undefined || body.remove_login_script !== undefined;
   if (touchesZap && scan.scan_type !== 'ZAP') {
     add(errors, 'zap_authenticated', 'Authenticated scanning and login scripts are for ZAP scans only.');
@@ -199,6 +210,7 @@ function checkLoginScript(body: UpdateScanBody, scan: StoredScan, options: { log
   if (body.remove_login_script && body.zap_authenticated) {
     add(errors, 'zap_authenticated', 'Authenticated scanning needs a login script; it cannot be enabled while removing the script.');
   }
+  if (body.zap_authenticated) checkLoginSupport(options.engines, errors);
   if (body.zap_login_script !== undefined) {
     const script = decodeLoginScript(body.zap_login_script, options.loginScriptMaxBytes);
     if (script.ok) return script.text;

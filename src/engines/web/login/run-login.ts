@@ -1,0 +1,147 @@
+/**
+ * Replays a scan's login script (contract.ts `LoginRunner`; the contract for script authors is
+ * docs/login-scripts.md). Each login:
+ * - writes the script into a fresh private temporary directory, which is the child's cwd, HOME and
+ *   TMPDIR, and is removed afterwards;
+ * - starts the egress proxy (src/shared/egress-proxy.ts) for the login only, so that the browser
+ *   reaches only what the run's address guard allows, loopback included;
+ * - runs assets/login-runner.py with Debian's Python: one headless Chromium through that proxy,
+ *   the script, then the browser's cookies and the page's storage written to a result file;
+ * - gives the child a minimal environment (PATH, HOME, LANG, TMPDIR, TARGET_URL): none of
+ *   Rampart's settings or secrets; when Rampart runs as root, the child runs as `nobody`, so that
+ *   it cannot read them elsewhere either (the data directory, /proc/<pid>/environ);
+ * - kills the child with everything it started on timeout or abort.
+ *
+ * The shape: `createLoginRunner` takes what is fixed for a run (the run's egress, the time limit,
+ * the programs) and returns the contract's `LoginRunner`, which the engine calls before the crawl
+ * and again when the session is lost.
+ *
+ * The script is code run on the worker: only its browser's traffic goes through the guard.
+ */
+import { readFileSync } from 'node:fs';
+import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { EngineError } from '../../engine.js';
+import type { Egress } from '../../../shared/egress.js';
+import { startEgressProxy } from '../../../shared/egress-proxy.js';
+import type { LoginRunner, LoginSession } from '../contract.js';
+import { runChild, type ChildOutcome } from './child-process.js';
+import { toLoginSession, type BrowserState } from './session.js';
+import { DEFAULT_PROGRAMS, LOGIN_PACKAGES, runnerPath, unprivilegedAccount, type LoginPrograms } from './support.js';
+
+export interface LoginRunnerOptions extends LoginPrograms {
+  /** The run's egress: the browser reaches what its guard allows. */
+  egress: Egress;
+  /** Time limit of one login (browser start included). */
+  timeoutMs: number;
+  /**
+   * Where each login's private directory is made; default the system's temporary directory. When
+   * Rampart runs as root the script runs as `nobody`, who must be able to traverse it.
+   */
+  tempRoot?: string;
+}
+
+/** The script's own error output kept in the run's error: its last ~2 KB. */
+const ERROR_OUTPUT_BYTES = 2048;
+/** The runner's exit codes (assets/login-runner.py). */
+const EXIT = { scriptFailed: 1, noSelenium: 3, noBrowser: 4 } as const;
+const SCRIPT_NAME = 'login_script.py';
+
+/** The login runner of one run. */
+export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
+  const programs = { ...DEFAULT_PROGRAMS, ...pickPrograms(options) };
+  // Copied into each login's directory: `nobody` may not be able to read Rampart's install directory.
+  const runnerSource = readFileSync(runnerPath(), 'utf8');
+  const account = unprivilegedAccount();
+  return async ({ script, startUrl, signal }) => {
+    if (signal.aborted) throw new EngineError('deadline', 'The login script was not run: the scan was stopped.');
+    const dir = await mkdtemp(path.join(options.tempRoot ?? os.tmpdir(), 'rampart-login-'));
+    try {
+      const scriptFile = path.join(dir, SCRIPT_NAME);
+      const runnerFile = path.join(dir, 'login-runner.py');
+      const resultFile = path.join(dir, 'session.json');
+      await writeFile(scriptFile, script, { mode: 0o600 });
+      await writeFile(runnerFile, runnerSource, { mode: 0o600 });
+      if (account) {
+        for (const file of [dir, scriptFile, runnerFile]) await chown(file, account.uid, account.gid);
+      }
+      const proxy = await startEgressProxy({ egress: options.egress });
+      let outcome: ChildOutcome;
+      try {
+        const config = {
+          script: scriptFile,
+          result: resultFile,
+          target_url: startUrl,
+          proxy: proxy.url,
+          profile: path.join(dir, 'profile'),
+          chromium: programs.chromium,
+          chromedriver: programs.chromedriver,
+          // Chromium refuses its sandbox to root (root without a `nobody` account to drop to).
+          no_sandbox: process.getuid?.() === 0 && !account,
+        };
+        outcome = await runChild({
+          program: programs.python,
+          args: [runnerFile, JSON.stringify(config)],
+          cwd: dir,
+          env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8', TARGET_URL: startUrl },
+          timeoutMs: options.timeoutMs,
+          signal,
+          tailBytes: ERROR_OUTPUT_BYTES,
+          account,
+        });
+      } catch (error) {
+        throw new EngineError('config', `The login script could not be started with ${programs.python}: ${(error as Error).message}. Install the Debian packages ${LOGIN_PACKAGES}, or set RAMPART_PYTHON.`, { cause: error });
+      } finally {
+        await proxy.close();
+      }
+      judgeOutcome(outcome, options.timeoutMs, programs.python);
+      // Awaited here, not returned: the directory is removed only once the session is read.
+      return await readSession(resultFile, startUrl);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+function pickPrograms(options: LoginPrograms): LoginPrograms {
+  const out: LoginPrograms = {};
+  if (options.python) out.python = options.python;
+  if (options.chromium) out.chromium = options.chromium;
+  if (options.chromedriver) out.chromedriver = options.chromedriver;
+  return out;
+}
+
+/** Throws the EngineError an unsuccessful run of the runner means. */
+function judgeOutcome(outcome: ChildOutcome, timeoutMs: number, python: string): void {
+  const output = (outcome.stderr.trim() || outcome.stdout.trim()).replace(/\s+$/, '');
+  if (outcome.killed === 'aborted') throw new EngineError('deadline', 'The login script was stopped: the scan was stopped.');
+  if (outcome.killed === 'timeout') {
+    throw new EngineError('config', `The login script did not finish within ${Math.round(timeoutMs / 1000)} s (RAMPART_LOGIN_SCRIPT_TIMEOUT_SECONDS) and was killed with its browser.${output ? ` Its last output:\n${output}` : ''}`);
+  }
+  if (outcome.code === 0) return;
+  const sentence = output.replace(/\.?$/, '.');
+  if (outcome.code === EXIT.noSelenium) throw new EngineError('config', `The login script cannot run: ${sentence} Install the Debian packages ${LOGIN_PACKAGES}, or set RAMPART_PYTHON.`);
+  if (outcome.code === EXIT.noBrowser) throw new EngineError('config', `The login script cannot run: ${sentence} Install the Debian packages ${LOGIN_PACKAGES}.`);
+  if (outcome.code === EXIT.scriptFailed) throw new EngineError('config', `The login script failed:\n${output || '(no error output)'}`);
+  const end = outcome.code === null ? `was killed by ${outcome.exitSignal ?? 'a signal'}` : `exited with code ${outcome.code}`;
+  throw new EngineError('config', `The login runner (${python}) ${end}:\n${output || '(no error output)'}`);
+}
+
+async function readSession(resultFile: string, startUrl: string): Promise<LoginSession> {
+  let state: BrowserState;
+  try {
+    state = JSON.parse(await readFile(resultFile, 'utf8')) as BrowserState;
+  } catch (error) {
+    throw new EngineError('internal', `The login runner ended without writing the session: ${(error as Error).message}`, { cause: error });
+  }
+  const session = toLoginSession(state, startUrl);
+  if (session.cookies.length === 0 && !session.headers.authorization) {
+    const elsewhere = state.cookies.length > 0 ? ` (the browser holds ${state.cookies.length} cookie(s), none for ${new URL(startUrl).hostname})` : '';
+    throw new EngineError(
+      'config',
+      `The login script ran but produced no session (no cookies, no token)${elsewhere}; it ended on ${state.url}. Check that it submits the login form and waits for the signed-in page.`,
+    );
+  }
+  return session;
+}
