@@ -8,7 +8,8 @@
  * in every run's notes; Nuclei -> the built-in nuclei engine while its templates directory holds
  * templates (asked on each call, so a `rampart templates sync` needs no restart), or the nuclei
  * program when RAMPART_NUCLEI_MODE=binary (refused with the reason when it is not installed);
- * ZAP -> not available (its driver is still to come).
+ * ZAP -> not available (its driver is still to come), or an OWASP ZAP daemon driven over its API
+ * when RAMPART_ZAP_MODE=daemon (refused with the reason without its URL and key).
  *
  * This module is the one place in src/engines/ that knows the engines themselves (it wires them);
  * engines still never import each other.
@@ -24,6 +25,7 @@ import { NUCLEI_EXECUTORS } from './nuclei/executors.js';
 import { SUPPORTED_FEATURES } from './nuclei/supported-features.js';
 import { findTemplatesDirProblem } from './nuclei/templates-dir.js';
 import { createRampartDiscovery } from './nuclei-discovery.js';
+import { createZapEngine, type ZapLogin } from './zap/zap.engine.js';
 
 /** The engine serving a scan type, or why there is none. */
 export type EngineChoice =
@@ -50,6 +52,8 @@ export interface RegistrySettings {
   nuclei?: { templatesDir: string; templatesDirSet: boolean; unsafe: boolean; timeoutMs: number };
   /** With `mode: 'binary'` the nuclei program serves Nuclei scans (`Config['nucleiCli']`). */
   nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined };
+  /** With `mode: 'daemon'` an OWASP ZAP daemon serves ZAP scans (`Config['zap']`); `login` replays login scripts for it. */
+  zap?: { mode: 'builtin' | 'daemon'; url: string | undefined; apiKey: string | undefined; login?: ZapLogin };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -97,6 +101,7 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }
   if (settings.nucleiCli?.mode === 'binary' && !engines.Nuclei) choices.set('Nuclei', nucleiBinaryChoice(settings.nucleiCli.bin, settings.nuclei, settings.scan));
+  if (settings.zap?.mode === 'daemon' && !engines.ZAP) choices.set('ZAP', zapDaemonChoice(settings.zap));
   const choiceOf = (type: ScanType): EngineChoice => {
     const choice = choices.get(type);
     if (typeof choice === 'function') return choice();
@@ -116,4 +121,16 @@ function nucleiBinaryChoice(bin: string | undefined, nuclei: RegistrySettings['n
   }
   const engine = createNucleiBinaryEngine({ bin: found.path, templatesDir: nuclei?.templatesDir, caps, unsafe: nuclei?.unsafe ?? false, ...(nuclei ? { timeoutMs: nuclei.timeoutMs } : {}) });
   return { available: true, engine };
+}
+
+/** ZAP scans through a ZAP daemon (RAMPART_ZAP_MODE=daemon), or why they cannot run. */
+function zapDaemonChoice(zap: NonNullable<RegistrySettings['zap']>): EngineChoice {
+  const missing = [zap.url ? undefined : 'RAMPART_ZAP_URL', zap.apiKey ? undefined : 'RAMPART_ZAP_API_KEY'].filter((name) => name !== undefined);
+  if (!zap.url || !zap.apiKey) {
+    return {
+      available: false,
+      reason: `ZAP scans are set to run on a ZAP daemon (RAMPART_ZAP_MODE=daemon), but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set. Set both, or RAMPART_ZAP_MODE=builtin.`,
+    };
+  }
+  return { available: true, engine: createZapEngine({ url: zap.url, apiKey: zap.apiKey, ...(zap.login ? { login: zap.login } : {}) }) };
 }
