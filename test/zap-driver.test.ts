@@ -5,7 +5,9 @@
  * the required parameters and records every call.
  */
 import assert from 'node:assert/strict';
+import { createReadStream } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import pino from 'pino';
@@ -18,6 +20,8 @@ import { buildTestApp, signUp } from './helpers/app.js';
 import { LOOPBACK_EGRESS } from './helpers/egress.js';
 import { waitFor } from './helpers/servers.js';
 import { startZapReplay, type ZapReplay, type ZapReplayOptions } from './helpers/zap-replay.js';
+import { importZapXml } from '../src/engines/importers/zap.importer.js';
+import { SAMPLES_DIR, SAMPLES_SKIP } from './helpers/scan-samples.js';
 
 const KEY = 'zap-test-key';
 /** The scanned site: the driver never connects to it (ZAP does), only resolves it through the guard. */
@@ -50,7 +54,7 @@ async function replayAndEngine(t: TestContext, replay: Partial<ZapReplayOptions>
 const findingsOf = (events: EngineEvent[]): Finding[] => events.flatMap((e) => (e.type === 'finding' ? [e.finding] : []));
 const paramsOf = (zap: ZapReplay, path: string) => zap.calls.filter((call) => call.path === path).map((call) => call.params);
 
-test('a run drives ZAP through context, spider, passive wait, active scan and paged alerts, and maps the alerts like the report importer', async (t) => {
+test('a run drives ZAP through context, spider, passive wait, active scan and paged alerts, and reports their findings with url, method and parameter', async (t) => {
   const { zap, engine } = await replayAndEngine(t);
   const events = await collect(engine.run(makeJob()));
 
@@ -59,6 +63,7 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
     'core/view/version',
     'context/action/newContext',
     'context/action/includeInContext',
+    'alert/action/deleteAlerts',
     'spider/action/scan',
     'spider/view/status',
     'spider/view/status',
@@ -74,6 +79,7 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
   const [context] = paramsOf(zap, 'context/action/newContext');
   assert.match(context!.contextName!, /^rampart-[0-9a-f-]{36}$/);
   assert.deepEqual(paramsOf(zap, 'context/action/includeInContext'), [{ contextName: context!.contextName, regex: '^http://127\\.0\\.0\\.1:8088/app/.*' }]);
+  assert.deepEqual(paramsOf(zap, 'alert/action/deleteAlerts'), [{ baseurl: TARGET }], "the alerts of earlier scans of the site are not this run's");
   assert.deepEqual(paramsOf(zap, 'spider/action/scan'), [{ url: TARGET, contextName: context!.contextName, recurse: 'true', subtreeOnly: 'true' }]);
   assert.deepEqual(paramsOf(zap, 'spider/view/status'), [{ scanId: '2' }, { scanId: '2' }]);
   assert.deepEqual(paramsOf(zap, 'ascan/action/scan'), [{ url: TARGET, recurse: 'true', inScopeOnly: 'true', contextId: '1' }]);
@@ -110,6 +116,20 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
   assert.deepEqual(events[hostAt], { type: 'host', hostname: '127.0.0.1', address: '127.0.0.1', state: 'up' });
   assert.ok(hostAt < events.findIndex((e) => e.type === 'finding'), 'the host comes before its findings');
   assert.ok(events.some((e) => e.type === 'log' && e.message === '1 alert(s) marked false positive in ZAP were not reported.'));
+});
+
+test('an alert read from the daemon gives the finding `rampart import` gives for the same alert of a ZAP report', { skip: SAMPLES_SKIP }, async (t) => {
+  const { engine } = await replayAndEngine(t);
+  const driven = findingsOf(await collect(engine.run(makeJob()))).find((f) => f.ruleId === 'zap:10010')!;
+  // The replayed alert is instance 1 of this report's "Cookie No HttpOnly Flag" (test/fixtures/zap/SOURCE.md).
+  const imported = await importZapXml(createReadStream(path.join(SAMPLES_DIR, 'zap', 'dvwa_baseline_dojo.xml')));
+  let reported: Finding | undefined;
+  for await (const e of imported.events) if (e.type === 'finding' && e.finding.ruleId === 'zap:10010' && e.finding.parameter === 'PHPSESSID') reported ??= e.finding;
+  assert.ok(reported);
+  const same = (f: Finding) => [f.ruleId, f.name, f.description, f.solution, f.threat, f.cwe, f.references, f.qod, f.method, f.parameter, f.url?.replace(/^https?:\/\/[^/]+\/(app\/)?/, '/')];
+  assert.deepEqual(same(driven), same(reported));
+  assert.match(driven.evidence, /^Evidence: Set-Cookie: PHPSESSID/);
+  assert.match(reported.evidence, /^Evidence: Set-Cookie: PHPSESSID/);
 });
 
 test('the AJAX spider runs when a scan asks, bounded by the run time; a busy one is skipped with a warning', async (t) => {
@@ -156,6 +176,14 @@ test("ZAP's errors: a bad key or a missing add-on is the deployment's (config), 
   const gone = await replayAndEngine(t, { failures: { 'spider/view/status': 'does_not_exist' } });
   await assert.rejects(collect(gone.engine.run(makeJob())), (error: unknown) => error instanceof EngineError && error.kind === 'internal' && /Does Not Exist \(does_not_exist\)/.test(error.message));
   assert.deepEqual(paramsOf(gone.zap, 'spider/action/stop'), [{ scanId: '2' }], 'a scan left running is stopped');
+});
+
+test('a daemon older than 2.14 cannot forget earlier alerts: the run goes on and is marked incomplete', async (t) => {
+  const { zap, engine } = await replayAndEngine(t, { failures: { 'alert/action/deleteAlerts': 'bad_action' } });
+  const events = await collect(engine.run(makeJob()));
+  assert.ok(events.some((e) => e.type === 'incomplete' && /older than 2\.14/.test(e.message)));
+  assert.equal(findingsOf(events).length, 4);
+  assert.equal(zap.paths().at(-1), 'context/action/removeContext');
 });
 
 test('url_not_found from the active scan means the target did not answer ZAP (network-temporary)', async (t) => {

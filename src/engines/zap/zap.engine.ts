@@ -5,7 +5,7 @@
  *    a daemon that does not answer, or refuses the key, fails the run at once (`config`);
  * 2. per URL target: checks it against the address guard first (ZAP connects by itself and knows
  *    nothing of the guard), then makes a context of its own (`rampart-<uuid>`) holding the
- *    target's scope, logs in when the scan has a login script and injects the session with
+ *    target's scope, deletes the alerts ZAP still holds there from earlier scans, logs in when the scan has a login script and injects the session with
  *    replacer rules (zap-session.ts), spiders (and AJAX-spiders when asked), waits for the passive
  *    scanner's queue to drain, runs the active scan on the context, and reads the alerts under the
  *    target in pages until an empty page (zap-alerts.ts maps them like the report importer);
@@ -161,6 +161,8 @@ async function* scanPhases(run: RunState, settings: ZapEngineSettings, scan: Tar
   const contextId = scalarOf(await call('context/action/newContext', { contextName }), 'contextId');
   context.made = true;
   for (const regex of scopeRegexes(target)) await call('context/action/includeInContext', { contextName, regex });
+  const forgotten = await forgetEarlierAlerts(call, target);
+  if (forgotten) yield forgotten;
   if (run.job.loginScript && settings.login) {
     const session = await settings.login({ script: run.job.loginScript, startUrl: target, signal: run.signal });
     if (run.signal.aborted) return;
@@ -192,6 +194,21 @@ async function* scanPhases(run: RunState, settings: ZapEngineSettings, scan: Tar
   delete running.ascan;
 
   yield* readAlerts(run.api, target, scan.collector, settings.alertsPageSize ?? DEFAULT_PAGE_SIZE, run.signal);
+}
+
+/**
+ * Deletes the alerts ZAP holds under the target's scope (`alert/action/deleteAlerts`, ZAP 2.14+),
+ * so the run reports what this scan found: a weakness fixed since an earlier scan of the site must
+ * not come back from ZAP's memory. An older daemon keeps them: a warning says so.
+ */
+async function forgetEarlierAlerts(call: Call, target: string): Promise<EngineEvent | undefined> {
+  try {
+    await call('alert/action/deleteAlerts', { baseurl: scopePrefix(target) });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ZapApiError && error.code === 'bad_action')) throw error;
+    return { type: 'incomplete', message: `This ZAP daemon (older than 2.14) cannot delete the alerts of earlier scans of ${target}: alerts found before this run may be reported again.` };
+  }
 }
 
 function startActiveScan(call: Call, target: string, contextId: string): Promise<Record<string, unknown>> {
