@@ -72,7 +72,9 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
     'ascan/view/status',
     'ascan/view/status',
     'alert/view/alerts',
+    'core/view/message',
     'alert/view/alerts',
+    'core/view/message',
     'alert/view/alerts',
     'context/action/removeContext',
   ]);
@@ -86,6 +88,7 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
   assert.deepEqual(paramsOf(zap, 'ascan/view/status'), [{ scanId: '2' }, { scanId: '2' }]);
   // Two pages of 3, then the empty page that ends the reading.
   assert.deepEqual(paramsOf(zap, 'alert/view/alerts'), [0, 3, 6].map((start) => ({ baseurl: TARGET, start: String(start), count: '3' })));
+  assert.deepEqual(paramsOf(zap, 'core/view/message'), [{ id: '1' }, { id: '7' }], "the messages of the alerts that name one (ZAP no longer holds message 1)");
   assert.deepEqual(paramsOf(zap, 'context/action/removeContext'), [{ contextName: context!.contextName }]);
 
   const percents = events.flatMap((e) => (e.type === 'progress' ? [e.percent] : []));
@@ -94,7 +97,7 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
   const details = events.flatMap((e) => (e.type === 'progress' && e.detail ? [e.detail] : []));
   assert.deepEqual(details, ['spider 57%', 'spider 100%', 'passive scan 100%', 'active scan 42%', 'active scan 100%']);
 
-  // 5 recorded alerts, one marked false positive.
+  // 6 recorded alerts, one marked false positive.
   const findings = findingsOf(events);
   assert.deepEqual(
     findings.map((f) => [f.ruleId, f.url, f.method, f.parameter, f.threat, f.cwe, f.qod]),
@@ -103,8 +106,15 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
       ['zap:10010', `${TARGET}security.php`, 'POST', 'PHPSESSID', 'Low', 'CWE-16', 70],
       ['zap:10023', `${TARGET}instructions.php?doc=readme`, 'GET', null, 'Low', 'CWE-200', 70],
       ['zap:10031', `${TARGET}vulnerabilities/exec/`, 'POST', 'Submit', 'Informational', 'CWE-20', 30],
+      ['zap:10024', `${TARGET}cpapi/api/oid/validateToken?accessToken=accessToken`, 'GET', 'accessToken', 'Informational', 'CWE-598', 70],
     ],
   );
+  // The request and response ZAP raised the alert on (core/view/message), after ZAP's own evidence.
+  const inUrl = findings[4]!.evidence;
+  assert.match(inUrl, /^Evidence: accessToken\n/);
+  assert.match(inUrl, /\n\nRequest:\nGET https:\/\/example-domain\.com\/cpapi\/api\/oid\/validateToken\?accessToken=accessToken HTTP\/1\.1\r\nhost: example-domain\.com\r\n/);
+  assert.match(inUrl, /\n\nResponse:\nHTTP\/1\.1 400 Bad Request\r\nCache-Control: no-store, no-cache\r\n/);
+  assert.doesNotMatch(findings[0]!.evidence, /Request:/, 'a message ZAP no longer holds leaves its evidence as it was');
   const clickjacking = findings[0]!;
   assert.equal(clickjacking.name, 'Missing Anti-clickjacking Header');
   assert.equal(clickjacking.hostname, '127.0.0.1');
@@ -140,13 +150,13 @@ test('the AJAX spider runs when a scan asks, bounded by the run time; a busy one
   assert.deepEqual(paramsOf(zap, 'ajaxSpider/action/setOptionMaxDuration'), [{ Integer: '7' }]);
   assert.deepEqual(paramsOf(zap, 'ajaxSpider/action/scan'), [{ url: TARGET, inScope: 'true', contextName: paramsOf(zap, 'context/action/newContext')[0]!.contextName, subtreeOnly: 'true' }]);
   assert.ok(zap.paths().indexOf('ajaxSpider/view/status') < zap.paths().indexOf('pscan/view/recordsToScan'), 'the passive wait comes after the AJAX spider');
-  assert.equal(findingsOf(events).length, 4);
+  assert.equal(findingsOf(events).length, 5);
 
   const busy = await replayAndEngine(t, { failures: { 'ajaxSpider/action/scan': 'scan_in_progress' } }, { ajaxSpider: true });
   const busyEvents = await collect(busy.engine.run(makeJob()));
   assert.ok(busyEvents.some((e) => e.type === 'log' && e.level === 'warn' && /AJAX spider was busy/.test(e.message)));
   assert.equal(busy.zap.paths().includes('ajaxSpider/view/status'), false);
-  assert.equal(findingsOf(busyEvents).length, 4, 'the scan goes on without it');
+  assert.equal(findingsOf(busyEvents).length, 5, 'the scan goes on without it');
 });
 
 test("ZAP's errors: a bad key or a missing add-on is the deployment's (config), other codes internal with ZAP's message; the context is removed", async (t) => {
@@ -182,7 +192,7 @@ test('a daemon older than 2.14 cannot forget earlier alerts: the run goes on and
   const { zap, engine } = await replayAndEngine(t, { failures: { 'alert/action/deleteAlerts': 'bad_action' } });
   const events = await collect(engine.run(makeJob()));
   assert.ok(events.some((e) => e.type === 'incomplete' && /older than 2\.14/.test(e.message)));
-  assert.equal(findingsOf(events).length, 4);
+  assert.equal(findingsOf(events).length, 5);
   assert.equal(zap.paths().at(-1), 'context/action/removeContext');
 });
 
@@ -230,7 +240,7 @@ test('at the time limit the scans are stopped, the alerts found so far reported,
   assert.ok(events.some((e) => e.type === 'incomplete' && /reached its time limit/.test(e.message)), JSON.stringify(events.filter((e) => e.type !== 'finding')));
   if (zap.paths().includes('spider/action/scan')) assert.deepEqual(paramsOf(zap, 'spider/action/stop'), [{ scanId: '2' }]);
   assert.equal(zap.paths().includes('ascan/action/scan'), false);
-  assert.equal(findingsOf(events).length, 4);
+  assert.equal(findingsOf(events).length, 5);
   assert.equal(zap.paths().at(-1), 'context/action/removeContext');
 });
 
@@ -266,7 +276,7 @@ test("authenticated scans: the login's session goes to ZAP as replacer rules sco
   ]);
   assert.ok(zap.paths().indexOf('replacer/action/addRule') < zap.paths().indexOf('spider/action/scan'), 'the session is in place before the spider');
   assert.deepEqual(paramsOf(zap, 'replacer/action/removeRule'), [{ description: `${contextName}-cookie` }, { description: `${contextName}-authorization` }]);
-  assert.equal(findingsOf(events).length, 4);
+  assert.equal(findingsOf(events).length, 5);
 
   const without = await replayAndEngine(t);
   await assert.rejects(collect(without.engine.run(makeJob({ loginScript: 'print(1)\n' }))), (error: unknown) => error instanceof EngineError && error.kind === 'config' && /cannot replay login scripts/.test(error.message));
@@ -320,6 +330,7 @@ test('through the API: daemon mode without a key refuses ZAP scans with the reas
       ['zap:10010', 'POST', 'PHPSESSID'],
       ['zap:10020-1', 'GET', 'x-frame-options'],
       ['zap:10023', 'GET', null],
+      ['zap:10024', 'GET', 'accessToken'],
       ['zap:10031', 'POST', 'Submit'],
     ],
   );

@@ -88,6 +88,8 @@ export async function startZapReplay(t: TestContext, options: ZapReplayOptions):
     if (!endpoint) return endpointPath.includes('/view/') ? ERRORS.bad_view! : ERRORS.bad_action!;
     const given = new Set(Object.entries(params).filter(([, v]) => v !== '').map(([k]) => k.toLowerCase()));
     if (endpoint.required.some((name) => !given.has(name))) return ERRORS.missing_parameter!;
+    // A message is served for its own id only (CoreAPI answers does_not_exist for others).
+    if (endpointPath === 'core/view/message' && (endpoint.answers[0]!.message as Json).id !== params.id) return ERRORS.does_not_exist!;
     const index = served.get(endpointPath) ?? 0;
     if (!options.hold?.includes(endpointPath)) served.set(endpointPath, index + 1);
     return { status: 200, body: endpoint.answers[Math.min(index, endpoint.answers.length - 1)]! };

@@ -7,6 +7,7 @@
  * driven scans give the same findings.
  */
 import type { Finding } from '../engine.js';
+import { joinParagraphs } from '../importers/importer.js';
 import { isZapFalsePositive, zapAlertFindings, type ZapAlertFields } from '../importers/zap-alert.js';
 
 const RISK_CODES: Record<string, string> = { Informational: '0', Low: '1', Medium: '2', High: '3' };
@@ -53,6 +54,14 @@ export function alertFieldsOf(alert: Record<string, unknown>): ZapAlertFields {
   return { fields, instances: [instance] };
 }
 
+/** A finding of an alert, and the id of the HTTP message ZAP raised it on ('' when none). */
+export interface AlertFinding {
+  finding: Finding;
+  messageId: string;
+  /** ZAP's evidence (the excerpt of the response is taken around it). */
+  zapEvidence: string;
+}
+
 /**
  * Collects the findings of alert pages: one finding per rule, URL, method and parameter (ZAP may
  * raise one rule twice on one parameter, with two payloads), false positives left out and counted.
@@ -60,10 +69,12 @@ export function alertFieldsOf(alert: Record<string, unknown>): ZapAlertFields {
 export class AlertCollector {
   readonly #seen = new Set<string>();
   falsePositives = 0;
+  /** Messages read for evidence so far (bounded per run). */
+  messagesRead = 0;
 
   /** The new findings of one page of alerts. */
-  add(alerts: unknown[]): Finding[] {
-    const out: Finding[] = [];
+  add(alerts: unknown[]): AlertFinding[] {
+    const out: AlertFinding[] = [];
     for (const alert of alerts) {
       if (!alert || typeof alert !== 'object') continue;
       const fields = alertFieldsOf(alert as Record<string, unknown>);
@@ -72,13 +83,35 @@ export class AlertCollector {
         continue;
       }
       const url = fields.instances[0]?.get('uri') ?? '';
+      const messageId = text((alert as Record<string, unknown>).messageId);
       for (const finding of zapAlertFindings(fields, { name: url, host: '', port: '', ssl: '' })) {
         const key = JSON.stringify([finding.ruleId, finding.url, finding.method, finding.parameter]);
         if (this.#seen.has(key)) continue;
         this.#seen.add(key);
-        out.push(finding);
+        out.push({ finding, messageId, zapEvidence: fields.instances[0]?.get('evidence') ?? '' });
       }
     }
     return out;
   }
+}
+
+/** Characters of a message body kept in the evidence (around ZAP's evidence when it is found there). */
+const BODY_EXCERPT = 2000;
+
+function excerpt(body: string, evidence: string): string {
+  if (body.length <= BODY_EXCERPT) return body;
+  const at = evidence ? body.indexOf(evidence) : -1;
+  const start = at < 0 ? 0 : Math.max(0, at - BODY_EXCERPT / 2);
+  return `${start > 0 ? '[...]' : ''}${body.slice(start, start + BODY_EXCERPT)}[...]`;
+}
+
+/**
+ * The finding with the request and response ZAP raised it on (`core/view/message`'s `message`)
+ * added to its evidence: the headers whole, each body cut to an excerpt around ZAP's evidence.
+ * Secrets in them are masked when the finding is stored (src/shared/evidence.ts).
+ */
+export function withMessage(finding: Finding, message: Record<string, unknown>, zapEvidence: string): Finding {
+  const request = `${text(message.requestHeader).trimEnd()}\n\n${excerpt(text(message.requestBody), '')}`.trimEnd();
+  const response = `${text(message.responseHeader).trimEnd()}\n\n${excerpt(text(message.responseBody), zapEvidence)}`.trimEnd();
+  return { ...finding, evidence: joinParagraphs(finding.evidence, `Request:\n${request}`, `Response:\n${response}`) };
 }

@@ -8,7 +8,8 @@
  *    target's scope, deletes the alerts ZAP still holds there from earlier scans, logs in when the scan has a login script and injects the session with
  *    replacer rules (zap-session.ts), spiders (and AJAX-spiders when asked), waits for the passive
  *    scanner's queue to drain, runs the active scan on the context, and reads the alerts under the
- *    target in pages until an empty page (zap-alerts.ts maps them like the report importer);
+ *    target in pages until an empty page (zap-alerts.ts maps them like the report importer), each
+ *    with the request and response it was raised on (`core/view/message`, bounded per run);
  * 3. always removes what it added (rules, context); stops the scans still running when the job
  *    aborts (then ends without an error) or when the time limit strikes (then reports the alerts
  *    found so far and says the run is incomplete).
@@ -16,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Engine, EngineEvent, EngineJob } from '../engine.js';
 import { EngineError } from '../engine.js';
-import { AlertCollector } from './zap-alerts.js';
+import { AlertCollector, withMessage, type AlertFinding } from './zap-alerts.js';
 import { createZapApi, integerOf, scalarOf, ZapApiError, type ZapApi, type ZapParam } from './zap-api.js';
 import { ZapOptionsSchema, type ZapOptions } from './zap-options.js';
 import { assertTargetAllowed, scopePrefix, scopeRegexes } from './zap-scope.js';
@@ -274,7 +275,24 @@ async function* readAlerts(api: ZapApi, target: string, collector: AlertCollecto
     const page = (await api.call('alert/view/alerts', { baseurl, start, count }, signal)).alerts;
     if (!Array.isArray(page)) throw new EngineError('internal', `ZAP's alert/view/alerts answer has no "alerts" list.`);
     if (page.length === 0) return;
-    for (const finding of collector.add(page)) yield { type: 'finding', finding };
+    for (const found of collector.add(page)) yield { type: 'finding', finding: await withRequest(api, found, collector, signal) };
+  }
+}
+
+/** Messages read per run for the findings' evidence: past it, findings keep ZAP's evidence only. */
+const MAX_MESSAGES = 500;
+
+/** The finding with the request and response ZAP raised it on, when ZAP still has them. */
+async function withRequest(api: ZapApi, found: AlertFinding, collector: AlertCollector, signal: AbortSignal): Promise<AlertFinding['finding']> {
+  if (!found.messageId || collector.messagesRead >= MAX_MESSAGES) return found.finding;
+  collector.messagesRead++;
+  try {
+    const message = (await api.call('core/view/message', { id: found.messageId }, signal)).message;
+    return message && typeof message === 'object' ? withMessage(found.finding, message as Record<string, unknown>, found.zapEvidence) : found.finding;
+  } catch (error) {
+    // A message ZAP no longer holds (does_not_exist) leaves ZAP's own evidence.
+    if (error instanceof ZapApiError) return found.finding;
+    throw error;
   }
 }
 
