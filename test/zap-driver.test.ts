@@ -17,7 +17,7 @@ import { createEngineRegistry } from '../src/engines/registry.js';
 import { createZapEngine, type ZapEngineSettings, type ZapLogin } from '../src/engines/zap/zap.engine.js';
 import { startBackground } from '../src/runs/background.js';
 import { buildTestApp, signUp } from './helpers/app.js';
-import { LOOPBACK_EGRESS } from './helpers/egress.js';
+import { collectEvents, loopbackJob } from './helpers/engine-job.js';
 import { waitFor } from './helpers/servers.js';
 import { startZapReplay, type ZapReplay, type ZapReplayOptions } from './helpers/zap-replay.js';
 import { importZapXml } from '../src/engines/importers/zap.importer.js';
@@ -27,23 +27,8 @@ const KEY = 'zap-test-key';
 /** The scanned site: the driver never connects to it (ZAP does), only resolves it through the guard. */
 const TARGET = 'http://127.0.0.1:8088/app/';
 
-function makeJob(overrides: Partial<EngineJob> = {}): EngineJob {
-  return {
-    targets: [{ kind: 'url', value: TARGET }],
-    ports: 'default',
-    limits: { connectTimeoutMs: 2000, readTimeoutMs: 3000, maxConcurrency: 16, ratePerSecond: 0 },
-    guard: LOOPBACK_EGRESS.guard,
-    egress: LOOPBACK_EGRESS,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function collect(events: AsyncIterable<EngineEvent>): Promise<EngineEvent[]> {
-  const out: EngineEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+const makeJob = (overrides: Partial<EngineJob> = {}): EngineJob => loopbackJob({ targets: [{ kind: 'url', value: TARGET }], ...overrides });
+const collect = collectEvents;
 
 async function replayAndEngine(t: TestContext, replay: Partial<ZapReplayOptions> = {}, settings: Partial<ZapEngineSettings> = {}) {
   const zap = await startZapReplay(t, { apiKey: KEY, ...replay });
