@@ -113,6 +113,22 @@ test('a run drives ZAP through context, spider, passive wait, active scan and pa
   assert.ok(events.some((e) => e.type === 'log' && e.message === '1 alert(s) marked false positive in ZAP were not reported.'));
 });
 
+test('several targets: one context each, progress over the whole run, one host event per host', async (t) => {
+  const { zap, engine } = await replayAndEngine(t);
+  const second = 'http://127.0.0.1:8089/shop/index.php';
+  const events = await collect(engine.run(makeJob({ targets: [{ kind: 'url', value: TARGET }, { kind: 'url', value: second }] })));
+  const contexts = paramsOf(zap, 'context/action/newContext').map((p) => p.contextName);
+  assert.equal(new Set(contexts).size, 2);
+  assert.deepEqual(paramsOf(zap, 'context/action/removeContext').map((p) => p.contextName), contexts);
+  assert.deepEqual(paramsOf(zap, 'context/action/includeInContext')[1], { contextName: contexts[1], regex: '^http://127\\.0\\.0\\.1:8089/shop/.*' });
+  assert.deepEqual(paramsOf(zap, 'alert/view/alerts').map((p) => p.baseurl), [TARGET, TARGET, TARGET, 'http://127.0.0.1:8089/shop/', 'http://127.0.0.1:8089/shop/', 'http://127.0.0.1:8089/shop/']);
+  const percents = events.flatMap((e) => (e.type === 'progress' ? [e.percent] : []));
+  assert.deepEqual(percents, [...percents].sort((a, b) => a - b));
+  assert.ok(percents.includes(50), 'the first target ends half-way');
+  assert.equal(findingsOf(events).length, 10);
+  assert.equal(events.filter((e) => e.type === 'host').length, 1);
+});
+
 test('an alert read from the daemon gives the finding `rampart import` gives for the same alert of a ZAP report', { skip: SAMPLES_SKIP }, async (t) => {
   const { engine } = await replayAndEngine(t);
   const driven = findingsOf(await collect(engine.run(makeJob()))).find((f) => f.ruleId === 'zap:10010')!;
@@ -220,7 +236,7 @@ test('cancelling the job stops the running scan and removes the context, without
 });
 
 test('at the time limit the scans are stopped, the alerts found so far reported, and the run incomplete', async (t) => {
-  const { zap, engine } = await replayAndEngine(t, { hold: ['spider/view/status'] }, { timeoutMs: 300 });
+  const { zap, engine } = await replayAndEngine(t, { hold: ['spider/view/status'] }, { timeoutMs: 3000 });
   const events = await collect(engine.run(makeJob()));
   assert.ok(events.some((e) => e.type === 'incomplete' && /reached its time limit/.test(e.message)), JSON.stringify(events.filter((e) => e.type !== 'finding')));
   if (zap.paths().includes('spider/action/scan')) assert.deepEqual(paramsOf(zap, 'spider/action/stop'), [{ scanId: '2' }]);

@@ -82,6 +82,10 @@ async function* runZap(api: ZapApi, settings: ZapEngineSettings, job: EngineJob)
     const collector = new AlertCollector();
     const hosts = new Set<string>();
     for (const [index, target] of targets.entries()) {
+      if (run.deadline.aborted) {
+        yield { type: 'incomplete', message: `The ZAP scan reached its time limit (${run.limitMinutes} min) before ${targets.slice(index).join(', ')}: not scanned.` };
+        break;
+      }
       if (!(await assertTargetAllowed(job, target))) return;
       const scale = (percent: number): number => Math.floor((100 * index + percent) / targets.length);
       for await (const event of scanTarget(run, settings, target, collector)) {
@@ -95,9 +99,9 @@ async function* runZap(api: ZapApi, settings: ZapEngineSettings, job: EngineJob)
         } else yield event;
       }
       if (job.signal.aborted) return;
+      yield { type: 'progress', percent: scale(100) };
     }
     if (collector.falsePositives > 0) yield { type: 'log', level: 'info', message: `${collector.falsePositives} alert(s) marked false positive in ZAP were not reported.` };
-    yield { type: 'progress', percent: 100 };
   } catch (error) {
     // A call cut short by the job's abort is the abort, not a failure.
     if (job.signal.aborted) return;
@@ -132,14 +136,15 @@ async function* scanTarget(run: RunState, settings: ZapEngineSettings, target: s
   const context = { name: `rampart-${randomUUID()}`, made: false };
   const rules: string[] = [];
   const running: Running = {};
+  const scan: TargetScan = { call, target, context, rules, running, collector, alertsFresh: false };
   try {
     try {
-      yield* scanPhases(run, settings, { call, target, context, rules, running, collector });
+      yield* scanPhases(run, settings, scan);
     } catch (error) {
       // A call cut short by the abort or the time limit is that, not a failure.
       if (!run.signal.aborted) throw error;
     }
-    if (run.signal.aborted) yield* cutShort(run, running, target, collector);
+    if (run.signal.aborted) yield* cutShort(run, scan);
   } finally {
     await cleanUp(run.api, context.made ? context.name : undefined, rules, running);
   }
@@ -153,6 +158,8 @@ interface TargetScan {
   rules: string[];
   running: Running;
   collector: AlertCollector;
+  /** The alerts ZAP holds under the target are this run's (earlier ones deleted, or not deletable). */
+  alertsFresh: boolean;
 }
 
 /** The phases of one target; returns early once the run's signal aborts. */
@@ -163,6 +170,7 @@ async function* scanPhases(run: RunState, settings: ZapEngineSettings, scan: Tar
   context.made = true;
   for (const regex of scopeRegexes(target)) await call('context/action/includeInContext', { contextName, regex });
   const forgotten = await forgetEarlierAlerts(call, target);
+  scan.alertsFresh = true;
   if (forgotten) yield forgotten;
   if (run.job.loginScript && settings.login) {
     const session = await settings.login({ script: run.job.loginScript, startUrl: target, signal: run.signal });
@@ -258,14 +266,15 @@ async function* poll(run: RunState, [from, to]: [number, number], phase: string,
 }
 
 /**
- * The run was cut short: on the job's abort, nothing more (the finally stops the scans); at the
- * time limit, the scans are stopped, the alerts found so far reported, and the run incomplete.
+ * The run was cut short: on the job's abort, nothing more (the caller's finally stops the scans);
+ * at the time limit, the scans are stopped, the alerts this scan found until then reported, and
+ * the run incomplete.
  */
-async function* cutShort(run: RunState, running: Running, target: string, collector: AlertCollector): AsyncGenerator<EngineEvent> {
+async function* cutShort(run: RunState, scan: TargetScan): AsyncGenerator<EngineEvent> {
   if (run.job.signal.aborted || !run.deadline.aborted) return;
-  await stopScans(run.api, running);
-  yield { type: 'incomplete', message: `The ZAP scan of ${target} reached its time limit (${run.limitMinutes} min) and was stopped: the alerts found until then are reported.` };
-  yield* readAlerts(run.api, target, collector, DEFAULT_PAGE_SIZE, run.job.signal);
+  await stopScans(run.api, scan.running);
+  yield { type: 'incomplete', message: `The ZAP scan of ${scan.target} reached its time limit (${run.limitMinutes} min) and was stopped: the alerts found until then are reported.` };
+  if (scan.alertsFresh) yield* readAlerts(run.api, scan.target, scan.collector, DEFAULT_PAGE_SIZE, run.job.signal);
 }
 
 /** Reads the alerts under the target's scope, page by page until an empty page. */
