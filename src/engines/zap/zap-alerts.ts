@@ -4,11 +4,18 @@
  * words, `description`, `url`, `other`, `pluginId`); the report importer's mapping
  * (importers/zap-alert.ts) reads the report's names (`riskcode`, `desc`, `uri`, `otherinfo`), so
  * each API alert is renamed into those fields and mapped by the same code: imported reports and
- * driven scans give the same findings.
+ * driven scans give the same findings. Each finding gets the request and response ZAP raised its
+ * alert on (`core/view/message`), bounded per run.
  */
-import type { Finding } from '../engine.js';
+import type { EngineEvent, Finding } from '../engine.js';
+import { EngineError } from '../engine.js';
 import { joinParagraphs } from '../importers/importer.js';
 import { isZapFalsePositive, zapAlertFindings, type ZapAlertFields } from '../importers/zap-alert.js';
+import { ZapApiError, type ZapApi } from './zap-api.js';
+import { scopePrefix } from './zap-scope.js';
+
+/** Alerts read per page: ZAP's documented page (zap-api-docs "Getting the Results"). */
+const DEFAULT_PAGE_SIZE = 5000;
 
 const RISK_CODES: Record<string, string> = { Informational: '0', Low: '1', Medium: '2', High: '3' };
 const CONFIDENCE_CODES: Record<string, string> = { 'False Positive': '0', Low: '1', Medium: '2', High: '3', Confirmed: '4' };
@@ -114,4 +121,32 @@ export function withMessage(finding: Finding, message: Record<string, unknown>, 
   const request = `${text(message.requestHeader).trimEnd()}\n\n${excerpt(text(message.requestBody), '')}`.trimEnd();
   const response = `${text(message.responseHeader).trimEnd()}\n\n${excerpt(text(message.responseBody), zapEvidence)}`.trimEnd();
   return { ...finding, evidence: joinParagraphs(finding.evidence, `Request:\n${request}`, `Response:\n${response}`) };
+}
+
+/** Reads the alerts under the target's scope, page by page until an empty page. */
+export async function* readAlerts(api: ZapApi, target: string, collector: AlertCollector, signal: AbortSignal, count = DEFAULT_PAGE_SIZE): AsyncGenerator<EngineEvent> {
+  const baseurl = scopePrefix(target);
+  for (let start = 0; ; start += count) {
+    const page = (await api.call('alert/view/alerts', { baseurl, start, count }, signal)).alerts;
+    if (!Array.isArray(page)) throw new EngineError('internal', `ZAP's alert/view/alerts answer has no "alerts" list.`);
+    if (page.length === 0) return;
+    for (const found of collector.add(page)) yield { type: 'finding', finding: await withRequest(api, found, collector, signal) };
+  }
+}
+
+/** Messages read per run for the findings' evidence: past it, findings keep ZAP's evidence only. */
+const MAX_MESSAGES = 500;
+
+/** The finding with the request and response ZAP raised it on, when ZAP still has them. */
+async function withRequest(api: ZapApi, found: AlertFinding, collector: AlertCollector, signal: AbortSignal): Promise<Finding> {
+  if (!found.messageId || collector.messagesRead >= MAX_MESSAGES) return found.finding;
+  collector.messagesRead++;
+  try {
+    const message = (await api.call('core/view/message', { id: found.messageId }, signal)).message;
+    return message && typeof message === 'object' ? withMessage(found.finding, message as Record<string, unknown>, found.zapEvidence) : found.finding;
+  } catch (error) {
+    // A message ZAP no longer holds (does_not_exist) leaves ZAP's own evidence.
+    if (error instanceof ZapApiError) return found.finding;
+    throw error;
+  }
 }

@@ -17,7 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Engine, EngineEvent, EngineJob } from '../engine.js';
 import { EngineError } from '../engine.js';
-import { AlertCollector, withMessage, type AlertFinding } from './zap-alerts.js';
+import { AlertCollector, readAlerts } from './zap-alerts.js';
+import { cleanUp, stopScans, type Running } from './zap-cleanup.js';
 import { createZapApi, integerOf, scalarOf, ZapApiError, type ZapApi, type ZapParam } from './zap-api.js';
 import { ZapOptionsSchema, type ZapOptions } from './zap-options.js';
 import { assertTargetAllowed, scopePrefix, scopeRegexes } from './zap-scope.js';
@@ -47,7 +48,6 @@ export interface ZapEngineSettings {
 
 const DEFAULT_POLL_MS = 2000;
 const DEFAULT_TIMEOUT_MS = 2 * 60 * 60 * 1000;
-const DEFAULT_PAGE_SIZE = 5000;
 /** Share of one target's progress each phase ends at, in percent. */
 const PHASE_END = { spider: 30, ajax: 40, passive: 45, active: 95 } as const;
 
@@ -119,13 +119,6 @@ interface RunState {
   pollMs: number;
   ajaxSpider: boolean;
   limitMinutes: number;
-}
-
-/** The scans started and not yet finished, stopped when the run is cut short. */
-interface Running {
-  spider?: string;
-  ajax?: boolean;
-  ascan?: string;
 }
 
 /** One call of the run's API, bounded by the run's signal. */
@@ -202,7 +195,7 @@ async function* scanPhases(run: RunState, settings: ZapEngineSettings, scan: Tar
   if (run.signal.aborted) return;
   delete running.ascan;
 
-  yield* readAlerts(run.api, target, scan.collector, settings.alertsPageSize ?? DEFAULT_PAGE_SIZE, run.signal);
+  yield* readAlerts(run.api, target, scan.collector, run.signal, settings.alertsPageSize);
 }
 
 /**
@@ -274,56 +267,7 @@ async function* cutShort(run: RunState, scan: TargetScan): AsyncGenerator<Engine
   if (run.job.signal.aborted || !run.deadline.aborted) return;
   await stopScans(run.api, scan.running);
   yield { type: 'incomplete', message: `The ZAP scan of ${scan.target} reached its time limit (${run.limitMinutes} min) and was stopped: the alerts found until then are reported.` };
-  if (scan.alertsFresh) yield* readAlerts(run.api, scan.target, scan.collector, DEFAULT_PAGE_SIZE, run.job.signal);
-}
-
-/** Reads the alerts under the target's scope, page by page until an empty page. */
-async function* readAlerts(api: ZapApi, target: string, collector: AlertCollector, count: number, signal: AbortSignal): AsyncGenerator<EngineEvent> {
-  const baseurl = scopePrefix(target);
-  for (let start = 0; ; start += count) {
-    const page = (await api.call('alert/view/alerts', { baseurl, start, count }, signal)).alerts;
-    if (!Array.isArray(page)) throw new EngineError('internal', `ZAP's alert/view/alerts answer has no "alerts" list.`);
-    if (page.length === 0) return;
-    for (const found of collector.add(page)) yield { type: 'finding', finding: await withRequest(api, found, collector, signal) };
-  }
-}
-
-/** Messages read per run for the findings' evidence: past it, findings keep ZAP's evidence only. */
-const MAX_MESSAGES = 500;
-
-/** The finding with the request and response ZAP raised it on, when ZAP still has them. */
-async function withRequest(api: ZapApi, found: AlertFinding, collector: AlertCollector, signal: AbortSignal): Promise<AlertFinding['finding']> {
-  if (!found.messageId || collector.messagesRead >= MAX_MESSAGES) return found.finding;
-  collector.messagesRead++;
-  try {
-    const message = (await api.call('core/view/message', { id: found.messageId }, signal)).message;
-    return message && typeof message === 'object' ? withMessage(found.finding, message as Record<string, unknown>, found.zapEvidence) : found.finding;
-  } catch (error) {
-    // A message ZAP no longer holds (does_not_exist) leaves ZAP's own evidence.
-    if (error instanceof ZapApiError) return found.finding;
-    throw error;
-  }
-}
-
-const NEVER = new AbortController().signal;
-
-/** Stops the scans still running; a scan ZAP no longer knows (`does_not_exist`) is already over. */
-async function stopScans(api: ZapApi, running: Running): Promise<void> {
-  const stops: Array<Promise<unknown>> = [];
-  if (running.spider !== undefined) stops.push(api.call('spider/action/stop', { scanId: running.spider }, NEVER));
-  if (running.ajax) stops.push(api.call('ajaxSpider/action/stop', {}, NEVER));
-  if (running.ascan !== undefined) stops.push(api.call('ascan/action/stop', { scanId: running.ascan }, NEVER));
-  delete running.spider;
-  delete running.ajax;
-  delete running.ascan;
-  await Promise.allSettled(stops);
-}
-
-/** Leaves the daemon as it was: scans stopped, session rules and the context removed (best effort). */
-async function cleanUp(api: ZapApi, contextName: string | undefined, rules: string[], running: Running): Promise<void> {
-  await stopScans(api, running);
-  await Promise.allSettled(rules.map((description) => api.call('replacer/action/removeRule', { description }, NEVER)));
-  if (contextName) await api.call('context/action/removeContext', { contextName }, NEVER).catch(() => undefined);
+  if (scan.alertsFresh) yield* readAlerts(run.api, scan.target, scan.collector, run.job.signal);
 }
 
 /** Waits `ms`, or less when the signal aborts. */
