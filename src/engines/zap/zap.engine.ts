@@ -7,9 +7,10 @@
  *    nothing of the guard), then makes a context of its own (`rampart-<uuid>`) holding the
  *    target's scope, deletes the alerts ZAP still holds there from earlier scans, logs in when the
  *    scan has a login script and injects the session with replacer rules (zap-session.ts),
- *    spiders (and AJAX-spiders when asked), waits for the passive scanner's queue to drain, runs the active scan on the context, and reads the alerts under the
- *    target in pages until an empty page (zap-alerts.ts maps them like the report importer), each
- *    with the request and response it was raised on (`core/view/message`, bounded per run);
+ *    spiders (and AJAX-spiders when asked), waits for the passive scanner's queue to drain, runs
+ *    the active scan on the context, and reads the alerts under the target in pages until an
+ *    empty page (zap-alerts.ts maps them like the report importer), each with the request and
+ *    response it was raised on (`core/view/message`, bounded per run);
  * 3. always removes what it added (rules, context); stops the scans still running when the job
  *    aborts (then ends without an error) or when the time limit strikes (then reports the alerts
  *    found so far and says the run is incomplete).
