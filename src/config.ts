@@ -60,6 +60,9 @@ const EnvSchema = Type.Object({
   RAMPART_NUCLEI_TEMPLATES_URL: Type.String({ pattern: '^https?://', default: NUCLEI_TEMPLATES_RELEASE_URL }),
   RAMPART_NUCLEI_MODE: Type.Union([Type.Literal('builtin'), Type.Literal('binary')], { default: 'builtin' }),
   RAMPART_NUCLEI_BIN: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_ZAP_MODE: Type.Union([Type.Literal('builtin'), Type.Literal('daemon')], { default: 'builtin' }),
+  RAMPART_ZAP_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
+  RAMPART_ZAP_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -153,6 +156,11 @@ export interface Config {
    * the `nuclei` program (RAMPART_NUCLEI_MODE=binary; RAMPART_NUCLEI_BIN, else found on PATH).
    */
   nucleiCli: { releaseUrl: string; mode: 'builtin' | 'binary'; bin: string | undefined };
+  /**
+   * Who runs ZAP scans: Rampart's built-in web scanner, or an OWASP ZAP daemon driven over its API
+   * (RAMPART_ZAP_MODE=daemon, at RAMPART_ZAP_URL with RAMPART_ZAP_API_KEY).
+   */
+  zap: { mode: 'builtin' | 'daemon'; url: string | undefined; apiKey: string | undefined };
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
   /** An OpenAI-compatible chat API for attack narratives; without a URL the built-in writer is used. */
@@ -235,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       timeoutMs: parsed.RAMPART_NUCLEI_TIMEOUT_MS,
     },
     nucleiCli: { releaseUrl: parsed.RAMPART_NUCLEI_TEMPLATES_URL, mode: parsed.RAMPART_NUCLEI_MODE, bin: parsed.RAMPART_NUCLEI_BIN },
+    zap: { mode: parsed.RAMPART_ZAP_MODE, url: parsed.RAMPART_ZAP_URL, apiKey: parsed.RAMPART_ZAP_API_KEY },
     vulndb: {
       ...(parsed.RAMPART_NVD_URL ? { nvdUrl: parsed.RAMPART_NVD_URL } : {}),
       ...(parsed.RAMPART_KEV_URL ? { kevUrl: parsed.RAMPART_KEV_URL } : {}),

@@ -22,7 +22,7 @@ import { createNucleiBinaryEngine } from '../src/engines/nuclei/binary/nuclei-bi
 import { createEngineRegistry } from '../src/engines/registry.js';
 import { startBackground } from '../src/runs/background.js';
 import { buildTestApp, signUp, tempDir, type TestApp } from './helpers/app.js';
-import { LOOPBACK_EGRESS } from './helpers/egress.js';
+import { collectEvents, loopbackJob } from './helpers/engine-job.js';
 import { SAMPLES_DIR, SAMPLES_SKIP } from './helpers/scan-samples.js';
 import { waitFor } from './helpers/servers.js';
 import { SHARED_DIR } from './helpers/shared.js';
@@ -84,23 +84,9 @@ async function fakeNuclei(t: TestContext, mode: 'ok' | 'fail' | 'slow' | 'broken
   return { bin, record, recorded: () => JSON.parse(readFileSync(record, 'utf8')) as ReturnType<Fake['recorded']> };
 }
 
-function makeJob(overrides: Partial<EngineJob> = {}): EngineJob {
-  return {
-    targets: [{ kind: 'url', value: 'http://127.0.0.1:8080/app' }, { kind: 'ip', value: '127.0.0.2' }],
-    ports: 'default',
-    limits: { connectTimeoutMs: 2000, readTimeoutMs: 3000, maxConcurrency: 256, ratePerSecond: 0 },
-    guard: LOOPBACK_EGRESS.guard,
-    egress: LOOPBACK_EGRESS,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function collect(events: AsyncIterable<EngineEvent>): Promise<EngineEvent[]> {
-  const out: EngineEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+const makeJob = (overrides: Partial<EngineJob> = {}): EngineJob =>
+  loopbackJob({ targets: [{ kind: 'url', value: 'http://127.0.0.1:8080/app' }, { kind: 'ip', value: '127.0.0.2' }], ...overrides });
+const collect = collectEvents;
 
 /** The value after a flag of the recorded command line. */
 const flag = (argv: string[], name: string): string | undefined => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);

@@ -79,7 +79,7 @@ async function loginError(run: Promise<unknown>): Promise<EngineError> {
   return error;
 }
 
-const login = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: LOGIN_TIMEOUT_MS });
+const login = createLoginRunner({ timeoutMs: LOGIN_TIMEOUT_MS });
 const signal = new AbortController().signal;
 
 for (const [shape, file] of [
@@ -92,7 +92,7 @@ for (const [shape, file] of [
     if (!requireLoginPrograms(t)) return;
     const app = await startVulnApp(t, { login: true });
     assert.deepEqual(await sessionSeenByApp(app, []), { signedIn: false, redirectedToLogin: true });
-    const session = await login({ script: fixture(file), startUrl: app.url, signal });
+    const session = await login({ script: fixture(file), startUrl: app.url, signal, egress: LOOPBACK_EGRESS });
     assert.equal(app.logins(), 1);
     const sid = session.cookies.find((c) => c.name === 'sid');
     assert.ok(sid, JSON.stringify(session.cookies));
@@ -105,7 +105,7 @@ for (const [shape, file] of [
 test('login scripts: a failing script fails the login with its own error, and no session', async (t) => {
   if (!requireLoginPrograms(t)) return;
   const app = await startVulnApp(t, { login: true });
-  const error = await loginError(login({ script: fixture('failing.py'), startUrl: app.url, signal }));
+  const error = await loginError(login({ script: fixture('failing.py'), startUrl: app.url, signal, egress: LOOPBACK_EGRESS }));
   assert.equal(error.kind, 'config');
   assert.match(error.message, /^The login script failed:/);
   assert.match(error.message, /NoSuchElementException/);
@@ -119,7 +119,7 @@ test('login scripts: a failing script fails the login with its own error, and no
 test('login scripts: a script that signs in nowhere produces no session, and says so', async (t) => {
   if (!requireLoginPrograms(t)) return;
   const app = await startVulnApp(t, { login: true });
-  const error = await loginError(login({ script: 'driver.get(target_url + "login")\n', startUrl: app.url, signal }));
+  const error = await loginError(login({ script: 'driver.get(target_url + "login")\n', startUrl: app.url, signal, egress: LOOPBACK_EGRESS }));
   assert.equal(error.kind, 'config');
   assert.match(error.message, /ran but produced no session \(no cookies, no token\)/);
   assert.match(error.message, /\/login/, 'names the page it ended on');
@@ -130,7 +130,7 @@ test('login scripts: a token the page keeps in localStorage becomes the bearer h
   const app = await startVulnApp(t, { login: true });
   const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl';
   const script = `driver.get(target_url)\ndriver.execute_script("localStorage.setItem('access_token', arguments[0]); localStorage.setItem('theme', 'dark')", ${JSON.stringify(jwt)})\n`;
-  const session = await login({ script, startUrl: app.url, signal });
+  const session = await login({ script, startUrl: app.url, signal, egress: LOOPBACK_EGRESS });
   assert.deepEqual(session.headers, { authorization: `Bearer ${jwt}` });
   assert.equal(session.storage.local.theme, 'dark');
   assert.deepEqual(session.cookies, []);
@@ -149,9 +149,9 @@ test('login scripts: the browser reaches only what the guard allows, loopback in
   t.after(() => new Promise<void>((resolve) => forbidden.close(() => resolve())));
   const forbiddenUrl = `http://127.0.0.2:${(forbidden.address() as AddressInfo).port}/`;
   const onlyApp = createEgress({ guard: createAddressGuard(['127.0.0.1/32']) });
-  const guarded = createLoginRunner({ egress: onlyApp, timeoutMs: LOGIN_TIMEOUT_MS });
+  const guarded = createLoginRunner({ timeoutMs: LOGIN_TIMEOUT_MS });
   const script = `${fixture('global-driver.py')}\ndriver.get(${JSON.stringify(forbiddenUrl)})\nprint("forbidden page:", driver.page_source)\ndriver.get(target_url)\n`;
-  const session = await guarded({ script, startUrl: app.url, signal });
+  const session = await guarded({ script, startUrl: app.url, signal, egress: onlyApp });
   assert.equal(reached, 0, 'the server on 127.0.0.2 saw no request');
   assert.ok(session.cookies.some((c) => c.name === 'sid'), 'the allowed app was reached');
 });
@@ -174,7 +174,7 @@ test("login scripts: the script sees none of Rampart's environment", async (t) =
     'raise SystemExit(7)',
     '',
   ].join('\n');
-  const error = await loginError(login({ script, startUrl: app.url, signal }));
+  const error = await loginError(login({ script, startUrl: app.url, signal, egress: LOOPBACK_EGRESS }));
   assert.match(error.message, /'PATH'/, 'the environment was printed');
   assert.doesNotMatch(error.message, /RAMPART_|DATABASE_URL|must-not-leak/);
   const keys = /\[([^\]]*)\]/.exec(error.message)?.[1]?.match(/'[^']+'/g)?.map((k) => k.slice(1, -1)) ?? [];
@@ -199,8 +199,8 @@ test('login scripts: a script over its time limit is killed with its browser', a
   const script = 'import os, sys, time\ndriver.get(target_url)\nprint("BROWSER-DIR=" + os.environ["TMPDIR"], file=sys.stderr, flush=True)\ntime.sleep(3600)\n';
   const root = await tempDir(t, 'login-timeout');
   await chmod(root, 0o755); // traversable by `nobody`, whom the script runs as when the tests run as root
-  const quick = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: 45_000, tempRoot: root });
-  const error = await loginError(quick({ script, startUrl: app.url, signal }));
+  const quick = createLoginRunner({ timeoutMs: 45_000, tempRoot: root });
+  const error = await loginError(quick({ script, startUrl: app.url, signal, egress: LOOPBACK_EGRESS }));
   assert.equal(error.kind, 'config');
   assert.match(error.message, /did not finish within 45 s/);
   const dir = /BROWSER-DIR=(\S+)/.exec(error.message)?.[1];
@@ -214,7 +214,7 @@ test('login scripts: a scan stopped during the login kills the browser at once',
   if (!requireLoginPrograms(t)) return;
   const app = await startVulnApp(t, { login: true });
   const stopped = new AbortController();
-  const early = await loginError(login({ script: fixture('global-driver.py'), startUrl: app.url, signal: AbortSignal.abort() }));
+  const early = await loginError(login({ script: fixture('global-driver.py'), startUrl: app.url, signal: AbortSignal.abort(), egress: LOOPBACK_EGRESS }));
   assert.equal(early.kind, 'deadline', 'a scan stopped before the login runs no script');
   // The scan is stopped the moment the browser asks for this page (the script then hangs).
   const trap = http.createServer((_request, response) => {
@@ -225,9 +225,9 @@ test('login scripts: a scan stopped during the login kills the browser at once',
   t.after(() => new Promise<void>((resolve) => trap.close(() => resolve())));
   const root = await tempDir(t, 'login-stop');
   await chmod(root, 0o755);
-  const stoppable = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: LOGIN_TIMEOUT_MS, tempRoot: root });
+  const stoppable = createLoginRunner({ timeoutMs: LOGIN_TIMEOUT_MS, tempRoot: root });
   const script = `import time\ndriver.get(${JSON.stringify(`http://127.0.0.1:${(trap.address() as AddressInfo).port}/`)})\ntime.sleep(3600)\n`;
-  const error = await loginError(stoppable({ script, startUrl: app.url, signal: stopped.signal }));
+  const error = await loginError(stoppable({ script, startUrl: app.url, signal: stopped.signal, egress: LOOPBACK_EGRESS }));
   assert.equal(error.kind, 'deadline');
   assert.match(error.message, /stopped/);
   assert.deepEqual(await processesUnder(root), [], 'no process of that login is left');
@@ -238,12 +238,12 @@ test('login scripts: a deployment without the programs is told which Debian pack
   const missing = loginScriptSupport({ python: '/nonexistent/python3', chromedriver: '/nonexistent/chromedriver' });
   assert.equal(missing.ok, false);
   assert.match(!missing.ok ? missing.reason : '', /Python \(\/nonexistent\/python3, RAMPART_PYTHON\).*ChromeDriver.*python3-selenium, chromium and chromium-driver/);
-  const runner = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: 10_000, python: '/nonexistent/python3' });
-  const error = await loginError(runner({ script: 'pass\n', startUrl: 'http://127.0.0.1:9/', signal }));
+  const runner = createLoginRunner({ timeoutMs: 10_000, python: '/nonexistent/python3' });
+  const error = await loginError(runner({ script: 'pass\n', startUrl: 'http://127.0.0.1:9/', signal, egress: LOOPBACK_EGRESS }));
   assert.equal(error.kind, 'config');
   assert.match(error.message, /python3-selenium, chromium and chromium-driver/);
-  const noBrowser = createLoginRunner({ egress: LOOPBACK_EGRESS, timeoutMs: 60_000, chromium: '/nonexistent/chromium' });
-  const browserError = await loginError(noBrowser({ script: 'pass\n', startUrl: 'http://127.0.0.1:9/', signal }));
+  const noBrowser = createLoginRunner({ timeoutMs: 60_000, chromium: '/nonexistent/chromium' });
+  const browserError = await loginError(noBrowser({ script: 'pass\n', startUrl: 'http://127.0.0.1:9/', signal, egress: LOOPBACK_EGRESS }));
   assert.equal(browserError.kind, 'config');
   assert.match(browserError.message, /^The login script cannot run: .*python3-selenium, chromium and chromium-driver/s);
 });

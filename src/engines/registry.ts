@@ -8,9 +8,9 @@
  * in every run's notes; Nuclei -> the built-in nuclei engine while its templates directory holds
  * templates (asked on each call, so a `rampart templates sync` needs no restart), or the nuclei
  * program when RAMPART_NUCLEI_MODE=binary (refused with the reason when it is not installed);
- * ZAP -> Rampart's built-in web application scanner (src/engines/web), on every deployment
- * (`zapChoice` is the one place that picks the engine of ZAP scans: a driver for a real ZAP
- * daemon, selected by the deployment's configuration, plugs in there).
+ * ZAP -> Rampart's built-in web application scanner (src/engines/web) on every deployment, or an
+ * OWASP ZAP daemon driven over its API when RAMPART_ZAP_MODE=daemon (refused with the reason
+ * without its URL and key); both replay login scripts with the one runner of web/login/.
  *
  * This module is the one place in src/engines/ that knows the engines themselves (it wires them);
  * engines still never import each other.
@@ -27,7 +27,10 @@ import { NUCLEI_EXECUTORS } from './nuclei/executors.js';
 import { SUPPORTED_FEATURES } from './nuclei/supported-features.js';
 import { findTemplatesDirProblem } from './nuclei/templates-dir.js';
 import { createRampartDiscovery } from './nuclei-discovery.js';
+import { createLoginRunner } from './web/login/run-login.js';
+import { loginScriptSupport } from './web/login/support.js';
 import { createWebEngine } from './web/web.engine.js';
+import { createZapEngine, type ZapLogin } from './zap/zap.engine.js';
 
 /** The engine serving a scan type, or why there is none. */
 export type EngineChoice =
@@ -59,6 +62,8 @@ export interface RegistrySettings {
   nucleiCli?: { mode: 'builtin' | 'binary'; bin: string | undefined };
   /** Replaying ZAP login scripts (`Config['loginScripts']`): `createLoginRunner` and `loginScriptSupport` of web/login/. */
   loginScripts?: { python: string; timeoutMs: number };
+  /** With `mode: 'daemon'` an OWASP ZAP daemon serves ZAP scans (`Config['zap']`). */
+  zap?: { mode: 'builtin' | 'daemon'; url: string | undefined; apiKey: string | undefined };
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
@@ -68,11 +73,17 @@ const UNAVAILABLE: Partial<Record<ScanType, string>> = {
 };
 
 /**
- * The engine of ZAP scans: Rampart's web scanner. Authenticated scans need a login runner
- * (`login`); without one the engine fails such runs with a `config` error saying so.
+ * The engine of ZAP scans: Rampart's web scanner, or a ZAP daemon (RAMPART_ZAP_MODE=daemon). Both
+ * replay login scripts with one runner; `loginScripts` tells scan creation whether this deployment
+ * can (python3-selenium, chromium, chromium-driver), so that `zap_authenticated` is refused up front
+ * where it cannot.
  */
 function zapChoice(settings: RegistrySettings): EngineChoice {
-  return { available: true, engine: createWebEngine({ caps: settings.scan }) };
+  const python = settings.loginScripts?.python;
+  const login = createLoginRunner({ timeoutMs: settings.loginScripts?.timeoutMs ?? 60_000, ...(python ? { python } : {}) });
+  const loginScripts = () => loginScriptSupport(python ? { python } : {});
+  if (settings.zap?.mode === 'daemon') return zapDaemonChoice(settings.zap, login, loginScripts);
+  return { available: true, engine: createWebEngine({ caps: settings.scan, login }), loginScripts };
 }
 
 /** The nuclei engine's choice: available while its templates directory holds templates. */
@@ -132,4 +143,16 @@ function nucleiBinaryChoice(bin: string | undefined, nuclei: RegistrySettings['n
   }
   const engine = createNucleiBinaryEngine({ bin: found.path, templatesDir: nuclei?.templatesDir, caps, unsafe: nuclei?.unsafe ?? false, ...(nuclei ? { timeoutMs: nuclei.timeoutMs } : {}) });
   return { available: true, engine };
+}
+
+/** ZAP scans through a ZAP daemon (RAMPART_ZAP_MODE=daemon), or why they cannot run. */
+function zapDaemonChoice(zap: NonNullable<RegistrySettings['zap']>, login: ZapLogin, loginScripts: () => LoginScriptSupport): EngineChoice {
+  const missing = [zap.url ? undefined : 'RAMPART_ZAP_URL', zap.apiKey ? undefined : 'RAMPART_ZAP_API_KEY'].filter((name) => name !== undefined);
+  if (!zap.url || !zap.apiKey) {
+    return {
+      available: false,
+      reason: `ZAP scans are set to run on a ZAP daemon (RAMPART_ZAP_MODE=daemon), but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set. Set both, or RAMPART_ZAP_MODE=builtin.`,
+    };
+  }
+  return { available: true, engine: createZapEngine({ url: zap.url, apiKey: zap.apiKey, login }), loginScripts };
 }

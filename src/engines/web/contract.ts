@@ -25,6 +25,7 @@
  *   report half-proven findings.
  */
 import type { Threat } from '../engine.js';
+import type { Egress } from '../../shared/egress.js';
 
 /** The HTTP methods the scanner sends. */
 export type HttpMethod = 'GET' | 'POST' | 'HEAD' | 'OPTIONS';
@@ -268,4 +269,4 @@ export interface LoginSession {
  * through the egress guard) and returns the session it produced. Throws an `EngineError` of kind
  * `config` with the script's own error output (truncated) when the script fails.
  */
-export type LoginRunner = (request: { script: string; startUrl: string; signal: AbortSignal }) => Promise<LoginSession>;
+export type LoginRunner = (request: { script: string; startUrl: string; signal: AbortSignal; egress: Egress }) => Promise<LoginSession>;

@@ -135,7 +135,7 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
     const login = scan.login!;
     const script = scan.job.loginScript;
     relogin = async () => {
-      const made = await login({ script, startUrl: scan.url, signal });
+      const made = await login({ script, startUrl: scan.url, signal, egress: scan.job.egress });
       client.setCookies(made.cookies);
       client.setHeaders(made.headers);
     };

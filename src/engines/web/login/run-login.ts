@@ -12,8 +12,8 @@
  *   it cannot read them elsewhere either (the data directory, /proc/<pid>/environ);
  * - kills the child with everything it started on timeout or abort.
  *
- * The shape: `createLoginRunner` takes what is fixed for a run (the run's egress, the time limit,
- * the programs) and returns the contract's `LoginRunner`, which the engine calls before the crawl
+ * The shape: `createLoginRunner` takes what is fixed for a deployment (the time limit,
+ * the programs) and returns the contract's `LoginRunner`, called with the run's egress before the crawl
  * and again when the session is lost.
  *
  * The script is code run on the worker: only its browser's traffic goes through the guard.
@@ -31,8 +31,6 @@ import { toLoginSession, type BrowserState } from './session.js';
 import { DEFAULT_PROGRAMS, LOGIN_PACKAGES, runnerPath, unprivilegedAccount, type LoginPrograms } from './support.js';
 
 export interface LoginRunnerOptions extends LoginPrograms {
-  /** The run's egress: the browser reaches what its guard allows. */
-  egress: Egress;
   /** Time limit of one login (browser start included). */
   timeoutMs: number;
   /**
@@ -54,7 +52,7 @@ export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
   // Copied into each login's directory: `nobody` may not be able to read Rampart's install directory.
   const runnerSource = readFileSync(runnerPath(), 'utf8');
   const account = unprivilegedAccount();
-  return async ({ script, startUrl, signal }) => {
+  return async ({ script, startUrl, signal, egress }) => {
     if (signal.aborted) throw new EngineError('deadline', 'The login script was not run: the scan was stopped.');
     const dir = await mkdtemp(path.join(options.tempRoot ?? os.tmpdir(), 'rampart-login-'));
     try {
@@ -66,7 +64,7 @@ export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
       if (account) {
         for (const file of [dir, scriptFile, runnerFile]) await chown(file, account.uid, account.gid);
       }
-      const proxy = await startEgressProxy({ egress: options.egress });
+      const proxy = await startEgressProxy({ egress });
       let outcome: ChildOutcome;
       try {
         const config = {

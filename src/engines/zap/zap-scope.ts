@@ -1,0 +1,74 @@
+/**
+ * What ZAP is told about one target: the context's regular expressions (the target's scheme,
+ * host, port and path prefix, as the built-in web scanner's scope), the check of the target
+ * against the deployment's address guard before ZAP ever sees it, and the session cookies of a
+ * login that belong to the target's host.
+ */
+import { EgressError } from '../../shared/egress.js';
+import { EngineError, type EngineJob } from '../engine.js';
+
+/** Escapes a literal for a Java regular expression (what ZAP compiles the context's patterns with). */
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+
+/**
+ * The regexes of the target's scope: everything under its path prefix (the directory of a file,
+ * `/app/index.php` -> `/app/`; a path and what is below it, `/app` -> `/app` and `/app/...`).
+ */
+export function scopeRegexes(target: string): string[] {
+  const url = new URL(target);
+  const regexes = [`^${escapeRegex(scopePrefix(target))}.*`];
+  if (!url.pathname.endsWith('/') && !lastSegment(url.pathname).includes('.')) regexes.push(`^${escapeRegex(url.origin + url.pathname)}(\\?.*)?$`);
+  return regexes;
+}
+
+function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** `origin + path prefix` of the target: the URLs of its scope start with it (the alerts' `baseurl`). */
+export function scopePrefix(target: string): string {
+  const url = new URL(target);
+  const path = url.pathname;
+  const prefix = path.endsWith('/') ? path : lastSegment(path).includes('.') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path}/`;
+  return url.origin + prefix;
+}
+
+/**
+ * Throws unless the guard allows every address the target's host resolves to now. ZAP connects
+ * by itself and knows nothing of the guard, so a target it may not reach is never handed over.
+ * Returns false (no verdict) when the job aborted meanwhile.
+ */
+export async function assertTargetAllowed(job: EngineJob, target: string): Promise<boolean> {
+  const host = new URL(target).hostname.replace(/^\[(.*)\]$/, '$1');
+  try {
+    await job.egress.resolve(host);
+    return !job.signal.aborted;
+  } catch (error) {
+    if (job.signal.aborted) return false;
+    if (!(error instanceof EgressError)) throw error;
+    const kind = error.code === 'unresolvable' ? 'network-temporary' : 'network-permanent';
+    throw new EngineError(kind, `${error.message} ${target} was not handed to ZAP (ZAP connects by itself, so the target must be allowed before it starts).`, { cause: error });
+  }
+}
+
+/** A cookie as a login reports it (Selenium's `get_cookies()`). */
+export interface LoginCookie {
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+}
+
+/** `a=1; b=2`: the login's cookies a browser would send to the target's host. */
+export function cookieHeaderFor(target: string, cookies: readonly LoginCookie[]): string {
+  const host = new URL(target).hostname.toLowerCase();
+  return cookies
+    .filter((cookie) => {
+      const domain = (cookie.domain ?? host).toLowerCase().replace(/^\./, '');
+      return host === domain || host.endsWith(`.${domain}`);
+    })
+    .map((cookie) => `${cookie.name}=${cookie.value}`)
+    .join('; ');
+}
