@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WebResponse } from '../src/engines/web/contract.js';
+import { TimingLock } from '../src/engines/web/checks/timing-lock.js';
 import { chooseDelays, judgeDelays, profileLatency, proveDelay, showsDelay, type DelayProbe } from '../src/engines/web/checks/timing.js';
 import { EgressError } from '../src/shared/egress-error.js';
 
@@ -100,13 +101,13 @@ describe('timing: proveDelay over probes', () => {
     const asked: number[] = [];
     const proof = await proveDelay(quiet, [probe('inert', () => 11), probe('sleeps', (s) => s * 1000 + 12, asked)], never);
     assert.equal(proof?.probe.label, 'sleeps');
-    assert.deepEqual(asked, [2, 4, 0]);
+    assert.deepEqual(asked, [2, 2, 4, 0], 'screened, then confirmed: short again, long, control');
     assert.deepEqual([proof.short.timeMs, proof.long.timeMs, proof.control.timeMs], [2012, 4012, 12]);
     assert.match(proof.summary, /Asked for 2 s it took 2\.01 s, for 4 s 4\.01 s, and for 0 s 0\.01 s/);
   });
 
   it('confirms a second time when lag spoilt the first confirmation, and says why the first failed', async () => {
-    const times = [2010, 6500, 10, 2012, 4011, 11];
+    const times = [2010, 2010, 6500, 10, 2012, 4011, 11];
     const reasons: string[] = [];
     const proof = await proveDelay(quiet, [probe('lagged once', () => times.shift()!)], never, (why) => reasons.push(why));
     assert.equal(proof?.long.timeMs, 4011);
@@ -133,5 +134,48 @@ describe('timing: proveDelay over probes', () => {
     assert.equal(await proveDelay(profileLatency([2900, 3000]), [probe('sleeps', (s) => s * 1000 + 3000, asked)], never, (why) => reasons.push(why)), null);
     assert.deepEqual(asked, []);
     assert.match(reasons[0]!, /not tested for delays/);
+  });
+});
+
+describe('timing: the scan\'s timing lock', () => {
+  /** A work that records its start and end and finishes when told (or fails, when told so). */
+  function gated(events: string[], name: string, fail = false): { work: () => Promise<string>; finish: () => void } {
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    return {
+      finish: () => finish(),
+      work: async () => {
+        events.push(`${name} started`);
+        await done;
+        events.push(`${name} done`);
+        if (fail) throw new Error(`${name} failed`);
+        return name;
+      },
+    };
+  }
+  /** Lets every pending promise callback run. */
+  const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('shared holders run together; a confirmation waits for them and runs alone, before shared holders that came after it', async () => {
+    const lock = new TimingLock();
+    const events: string[] = [];
+    const [a, b, confirm, c] = [gated(events, 'baseline a'), gated(events, 'screen b'), gated(events, 'confirmation', true), gated(events, 'screen c')];
+    const outcomes = Promise.allSettled([lock.runShared(a.work), lock.runShared(b.work), lock.runExclusive(confirm.work), lock.runShared(c.work)]);
+    await settle();
+    assert.deepEqual(events, ['baseline a started', 'screen b started']);
+    a.finish();
+    await settle();
+    assert.deepEqual(events.slice(2), ['baseline a done'], 'the confirmation still waits for screen b');
+    b.finish();
+    await settle();
+    assert.deepEqual(events.slice(3), ['screen b done', 'confirmation started'], 'screen c waits for the confirmation');
+    confirm.finish();
+    await settle();
+    assert.deepEqual(events.slice(5), ['confirmation done', 'screen c started'], 'a failed confirmation releases the lock');
+    c.finish();
+    assert.deepEqual(
+      (await outcomes).map((outcome) => outcome.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
   });
 });

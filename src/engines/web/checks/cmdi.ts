@@ -9,8 +9,8 @@
  */
 import { randomInt } from 'node:crypto';
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { describeInput, isTextInput, onInput, sendWith } from './probe.js';
-import { measureLatency, proveDelay, type DelayProbe } from './timing.js';
+import { isTextInput, onInput, reportOn, sendWith } from './probe.js';
+import { proveDelayOnInput } from './timing.js';
 
 export const COMMAND_INJECTION = 'rampart:web-command-injection';
 
@@ -23,27 +23,13 @@ const SHAPES = [';C', '|C', '&&C', '||C', '\nC', '`C`', '$(C)', "';C;'", '";C;"'
 async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
   await onInput(ctx, 'cmdi', point, async () => {
     const report = (technique: string, proof: WebResponse[], summary: string, highlight?: string): void =>
-      ctx.report({
-        ruleId: COMMAND_INJECTION,
-        url: point.endpoint.url,
-        method: point.endpoint.method,
-        parameter: point.name,
-        location: point.location,
-        name: `OS command injection (${technique})`,
-        proof,
-        summary,
-        ...(highlight ? { highlight } : {}),
-      });
+      reportOn(ctx, point, { ruleId: COMMAND_INJECTION, name: `OS command injection (${technique})`, proof, summary, highlight });
 
     const output = await proveOutput(ctx, point);
     if (output) return report('output-based', output.proof, output.summary, output.highlight);
 
-    const profile = await measureLatency(() => sendWith(ctx, point, point.value));
-    const probes: DelayProbe[] = SHAPES.map((shape) => ({
-      label: shape.replace('C', 'sleep N'),
-      send: (seconds, timeoutMs) => sendWith(ctx, point, point.value + shape.replace('C', `sleep ${seconds}`), { timeoutMs }),
-    }));
-    const delay = await proveDelay(profile, probes, ctx.signal, (why) => ctx.log('info', `cmdi: ${describeInput(point)} ${why}`));
+    const sleeps = SHAPES.map((shape) => ({ label: shape.replace('C', 'sleep N'), value: (seconds: number) => point.value + shape.replace('C', `sleep ${seconds}`) }));
+    const delay = await proveDelayOnInput(ctx, 'cmdi', point, sleeps);
     if (!delay) return;
     report('time-based', [delay.short, delay.long, delay.control], `The payload \`${JSON.stringify(delay.probe.label).slice(1, -1)}\` appended to the value delayed the response as asked. ${delay.summary}`);
   });

@@ -3,7 +3,7 @@
  * how a check ends on an input when the scan stops, the budget is spent or the target fails.
  */
 import { EgressError } from '../../../shared/egress-error.js';
-import { BudgetExhausted, type CheckContext, type InputPoint, type SendOptions, type WebResponse } from '../contract.js';
+import { BudgetExhausted, type CheckContext, type InputPoint, type SendOptions, type WebFindingDraft, type WebResponse } from '../contract.js';
 import { requestFor } from '../inputs.js';
 
 /** Query and form inputs, file fields excepted (the upload check's). */
@@ -14,6 +14,19 @@ export function isTextInput(point: InputPoint): boolean {
 /** The endpoint sent with this one input set to `value`. */
 export function sendWith(ctx: CheckContext, point: InputPoint, value: string, options?: SendOptions): Promise<WebResponse> {
   return ctx.client.send(requestFor(point.endpoint, { point, value }), options);
+}
+
+/** Reports what was proven on one input: the location is the input's, the rest the check's. */
+export function reportOn(ctx: CheckContext, point: InputPoint, proven: Pick<WebFindingDraft, 'ruleId' | 'name' | 'proof' | 'summary' | 'highlight'>): void {
+  const { highlight, ...rest } = proven;
+  ctx.report({
+    url: point.endpoint.url,
+    method: point.endpoint.method,
+    parameter: point.name,
+    location: point.location,
+    ...rest,
+    ...(highlight ? { highlight } : {}),
+  });
 }
 
 /** The input as a log line names it: `POST http://host/path (body name)`. */

@@ -3,7 +3,8 @@
  * baseline is measured (the original value sent twice: a page that changes between two identical
  * requests is compared with its numbers and tokens masked, or not at all); then, in each quoting
  * context, an always-true condition must give the baseline and an always-false one a different
- * page, and a second pair with other operands must do the same, the two false pages alike.
+ * page, and a second pair with other operands must do the same, the two false pages alike, and
+ * the original value must still give the baseline afterwards.
  * Echoes of the payload are turned back into the original value before comparing, so a page that
  * merely reflects its input never differs.
  */
@@ -67,6 +68,9 @@ export async function proveBoolean(ctx: CheckContext, point: InputPoint, baselin
     const [c, d] = distinctPair(a);
     const second = await outcome(c, d);
     if (!second || second.falseKey !== first.falseKey) continue;
+    // The original value still gives the baseline: the page did not change under the probes (a
+    // session lost, a rate limit) in a way that made the false pages differ.
+    if (key(await sendWith(ctx, point, point.value), point.value) !== baseKey) return null;
     const [shownTrue, shownFalse] = pair(point.value, a, b);
     return {
       context,

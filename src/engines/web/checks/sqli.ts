@@ -8,10 +8,10 @@
  *   when neither of the others proved anything, since it is the slowest and the most fragile.
  */
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { describeInput, isTextInput, onInput, sendWith } from './probe.js';
+import { isTextInput, onInput, reportOn, sendWith } from './probe.js';
 import { findSqlError, type Dbms } from './sql-errors.js';
 import { proveBoolean } from './sqli-boolean.js';
-import { measureLatency, proveDelay, type DelayProbe } from './timing.js';
+import { proveDelayOnInput } from './timing.js';
 
 export const SQL_INJECTION = 'rampart:web-sql-injection';
 
@@ -32,17 +32,7 @@ const SLEEPS: Array<{ dbms: Dbms; numeric: boolean; payload: string }> = [
 async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
   await onInput(ctx, 'sqli', point, async () => {
     const report = (technique: string, proof: WebResponse[], summary: string, highlight?: string): void =>
-      ctx.report({
-        ruleId: SQL_INJECTION,
-        url: point.endpoint.url,
-        method: point.endpoint.method,
-        parameter: point.name,
-        location: point.location,
-        name: `SQL injection (${technique})`,
-        proof,
-        summary,
-        ...(highlight ? { highlight } : {}),
-      });
+      reportOn(ctx, point, { ruleId: SQL_INJECTION, name: `SQL injection (${technique})`, proof, summary, highlight });
 
     const first = await sendWith(ctx, point, point.value);
     const error = await proveError(ctx, point, first);
@@ -52,16 +42,16 @@ async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
     const boolean = await proveBoolean(ctx, point, [first, second]);
     if (boolean) return report(`boolean-based, ${boolean.context}`, boolean.proof, boolean.summary);
 
-    const profile = await measureLatency(() => sendWith(ctx, point, point.value));
     const numeric = /^-?\d+$/.test(point.value);
-    const probes: Array<DelayProbe & { dbms: Dbms }> = SLEEPS.filter((sleep) => numeric || !sleep.numeric).map(({ dbms, payload }) => ({
-      dbms,
-      label: payload,
-      send: (seconds, timeoutMs) => sendWith(ctx, point, point.value + payload.replace('N', String(seconds)), { timeoutMs }),
-    }));
-    const delay = await proveDelay(profile, probes, ctx.signal, (why) => ctx.log('info', `sqli: ${describeInput(point)} ${why}`));
+    const sleeps = SLEEPS.filter((sleep) => numeric || !sleep.numeric);
+    const delay = await proveDelayOnInput(
+      ctx,
+      'sqli',
+      point,
+      sleeps.map(({ payload }) => ({ label: payload, value: (seconds) => point.value + payload.replace('N', String(seconds)) })),
+    );
     if (!delay) return;
-    const { dbms } = delay.probe as DelayProbe & { dbms: Dbms };
+    const dbms = sleeps.find((sleep) => sleep.payload === delay.probe.label)!.dbms;
     report(`${dbms}, time-based`, [delay.short, delay.long, delay.control], `The payload \`${delay.probe.label}\` appended to the value delayed the response as asked. ${delay.summary}`);
   });
 }

@@ -8,17 +8,20 @@
  * 2. two delays are chosen from it (`chooseDelays`): short = at least 2 s and twice the slowest
  *    sample, long = twice short; a page too slow for a short delay of 5 s is not tested;
  * 3. a payload asking for `short` seconds must take at least `short`, and half of `short` more
- *    than the slowest sample (`showsDelay`); then the same payload asks for `long` seconds, and
- *    for zero seconds (the control);
+ *    than the slowest sample (`showsDelay`); then, alone in the scan (timing-lock.ts), the same
+ *    payload asks for `short` seconds again, for `long` seconds, and for zero (the control);
  * 4. `judgeDelays`: both delays shown, their difference matches `long - short` within the
  *    tolerance (the spread, and at least 40 % of `short`), and the control is as fast as the page
  *    (under half of `short` above its slowest sample).
  *
  * The decision (`profileLatency`, `chooseDelays`, `showsDelay`, `judgeDelays`) is pure, on
- * milliseconds, so that it is tested on synthetic samples; `proveDelay` drives it over the network.
+ * milliseconds, so that it is tested on synthetic samples; `proveDelay` drives it over the network,
+ * and `proveDelayOnInput` on one input of a scan.
  */
 import { EgressError } from '../../../shared/egress-error.js';
-import type { WebResponse } from '../contract.js';
+import type { CheckContext, InputPoint, WebResponse } from '../contract.js';
+import { describeInput, sendWith } from './probe.js';
+import { TimingLock, timingLockOf } from './timing-lock.js';
 
 /** Baseline samples taken per input. */
 export const BASELINE_SAMPLES = 5;
@@ -130,9 +133,9 @@ export async function measureLatency(sendBaseline: () => Promise<WebResponse>, c
 const CONFIRMATIONS = 2;
 
 /**
- * Tries each probe in turn (short delay first; the long delay and the control only for a probe
- * that showed the short one) and returns the first proven delay, or null. A probe whose
- * confirmation failed is tried once more, from its short delay, every condition again (lag on a
+ * Tries each probe in turn and returns the first proven delay, or null. A probe first asks for the
+ * short delay (holding `lock` shared); one that showed it is confirmed holding `lock` alone: short
+ * again, long, control. A spoilt confirmation is tried once more, every condition again (lag on a
  * loaded server can spoil one); a probe that times out proves nothing and the next is tried;
  * other failures propagate.
  */
@@ -141,6 +144,7 @@ export async function proveDelay(
   probes: DelayProbe[],
   signal: AbortSignal,
   onRejected: (why: string) => void = () => {},
+  lock: TimingLock = new TimingLock(),
 ): Promise<DelayProof | null> {
   const delays = chooseDelays(profile);
   if (!delays) {
@@ -148,23 +152,29 @@ export async function proveDelay(
     return null;
   }
   const timeoutMs = delays.long * 1000 + profile.high + 3000;
+  const showsShort = (response: WebResponse | null): boolean => response !== null && showsDelay(profile, delays.short, response.timeMs);
   for (const probe of probes) {
+    if (signal.aborted) return null;
+    if (!showsShort(await lock.runShared(() => orTimeout(probe.send(delays.short, timeoutMs))))) continue;
     for (let attempt = 1; attempt <= CONFIRMATIONS; attempt++) {
-      if (signal.aborted) return null;
-      const short = await orTimeout(probe.send(delays.short, timeoutMs));
-      if (!short || !showsDelay(profile, delays.short, short.timeMs)) break;
-      const long = await orTimeout(probe.send(delays.long, timeoutMs));
-      const control = long && (await orTimeout(probe.send(0, timeoutMs)));
-      if (!long || !control) break;
-      const observed = { short: { seconds: delays.short, ms: short.timeMs }, long: { seconds: delays.long, ms: long.timeMs }, controlMs: control.timeMs };
-      const verdict = judgeDelays(profile, observed);
-      if (verdict.proven) {
+      const confirmation = await lock.runExclusive(async (): Promise<DelayProof | string | null> => {
+        if (signal.aborted) return null;
+        const short = await orTimeout(probe.send(delays.short, timeoutMs));
+        if (!short) return 'a confirmation timed out';
+        if (!showsShort(short)) return `asked for ${delays.short} s again it took ${seconds(short.timeMs)}`;
+        const long = await orTimeout(probe.send(delays.long, timeoutMs));
+        const control = long && (await orTimeout(probe.send(0, timeoutMs)));
+        if (!long || !control) return 'a confirmation timed out';
+        const verdict = judgeDelays(profile, { short: { seconds: delays.short, ms: short.timeMs }, long: { seconds: delays.long, ms: long.timeMs }, controlMs: control.timeMs });
+        if (!verdict.proven) return verdict.reason;
         const summary =
           `Asked for ${delays.short} s it took ${seconds(short.timeMs)}, for ${delays.long} s ${seconds(long.timeMs)}, and for 0 s ${seconds(control.timeMs)}, ` +
           `against ${seconds(profile.low)}–${seconds(profile.high)} in ${profile.samples.length} baseline requests.`;
         return { probe, profile, short, long, control, summary };
-      }
-      onRejected(`\`${probe.label}\` seemed to delay the page but did not confirm it (attempt ${attempt}): ${verdict.reason}`);
+      });
+      if (confirmation === null) return null;
+      if (typeof confirmation !== 'string') return confirmation;
+      onRejected(`\`${probe.label}\` seemed to delay the page but did not confirm it (attempt ${attempt}): ${confirmation}`);
     }
   }
   return null;
@@ -177,4 +187,23 @@ async function orTimeout(exchange: Promise<WebResponse>): Promise<WebResponse | 
     if (error instanceof EgressError && error.code === 'timeout') return null;
     throw error;
   }
+}
+
+/** A payload that asks an input for a delay. */
+export interface DelayPayload {
+  /** As a person reads it, `N` for the seconds. */
+  label: string;
+  /** The value to send for `seconds`. */
+  value(seconds: number): string;
+}
+
+/**
+ * Measures one input's latency and tries the payloads on it (`proveDelay`) under the scan's timing
+ * lock; rejected confirmations and untestable pages are logged under `check`.
+ */
+export async function proveDelayOnInput(ctx: CheckContext, check: string, point: InputPoint, payloads: DelayPayload[]): Promise<DelayProof | null> {
+  const lock = timingLockOf(ctx.client);
+  const profile = await measureLatency(() => lock.runShared(() => sendWith(ctx, point, point.value)));
+  const probes: DelayProbe[] = payloads.map(({ label, value }) => ({ label, send: (delay, timeoutMs) => sendWith(ctx, point, value(delay), { timeoutMs }) }));
+  return proveDelay(profile, probes, ctx.signal, (why) => ctx.log('info', `${check}: ${describeInput(point)} ${why}`), lock);
 }
