@@ -8,10 +8,37 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CHECKS as CMDI, COMMAND_INJECTION } from '../src/engines/web/checks/cmdi.js';
+import { unreflect } from '../src/engines/web/checks/probe.js';
+import { findSqlError } from '../src/engines/web/checks/sql-errors.js';
 import { CHECKS as SQLI, SQL_INJECTION } from '../src/engines/web/checks/sqli.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
 import { startVulnDatabase } from './helpers/vuln-app/database.js';
 import { checkContext, draftsOn, formEndpoint, linkEndpoint, runInputChecks } from './helpers/web-checks.js';
+
+test('database error signatures: each DBMS by its own wording, ordinary text by none', () => {
+  const errors: Array<[string, string]> = [
+    ["You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '''' at line 1", 'MySQL/MariaDB'],
+    ['Warning: mysqli_fetch_assoc() expects parameter 1 to be mysqli_result', 'MySQL/MariaDB'],
+    ['ERROR:  unterminated quoted string at or near "\'" LINE 1: SELECT', 'PostgreSQL'],
+    ['org.postgresql.util.PSQLException: ERROR: syntax error at or near "x"', 'PostgreSQL'],
+    ["Unclosed quotation mark after the character string '1'.", 'Microsoft SQL Server'],
+    ['ORA-01756: quoted string not properly terminated', 'Oracle'],
+    ['sqlite3.OperationalError: unrecognized token: "\'1\'\'"', 'SQLite'],
+    ['DB2 SQL error: SQLCODE=-104, SQLSTATE=42601', 'IBM Db2'],
+  ];
+  for (const [text, dbms] of errors) assert.equal(findSqlError(`<p>${text}</p>`)?.dbms, dbms, text);
+  for (const text of ['Incorrect password', 'Our SQL course: syntax errors explained', 'ERROR: page not found', 'Order ORA-12 shipped']) {
+    assert.equal(findSqlError(text), null, text);
+  }
+});
+
+test('a page echoing the probe reads as the baseline once the echo is turned back, raw, HTML-escaped or URL-encoded', () => {
+  const probe = `1' AND '7'='7`;
+  assert.equal(unreflect(`<p>Results for 1&#39; AND &#39;7&#39;=&#39;7: none</p>`, probe, '1'), '<p>Results for 1: none</p>');
+  assert.equal(unreflect(`<a href="?q=${encodeURIComponent(probe)}">${probe}</a>`, probe, '1'), '<a href="?q=1">1</a>');
+  assert.equal(unreflect('<p>1 AND 7=8</p>', '1 AND 7=8', '1'), '<p>1</p>');
+  assert.equal(unreflect('<p>User found</p>', '1 AND 7=8', '1'), '<p>User found</p>');
+});
 
 test('SQL injection: error-, boolean- and time-based found on their pages, nothing on the twins or the jittering page', async (t) => {
   const db = await startVulnDatabase(t);
