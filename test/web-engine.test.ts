@@ -282,7 +282,8 @@ test('the options: checks and exclude_checks choose the checks, max_requests mak
   assert.ok(applied.runsCheck('sqli') && !applied.runsCheck('xss'));
   const defaults = applyWebOptions({ options: {}, limits: { ratePerSecond: 0, maxConcurrency: 100, connectTimeoutMs: 1, readTimeoutMs: 1 } });
   assert.deepEqual([defaults.maxPages, defaults.maxDepth, defaults.maxRequests, defaults.maxDurationMs, defaults.ratePerSecond, defaults.concurrency, defaults.requestTimeoutMs, defaults.allowDestructive], [500, 10, 20_000, 30 * 60_000, 50, 8, 10_000, false]);
-  const schema = webOptionsSchema({ ratePerSecond: 100, maxConcurrency: 16 }) as unknown as { properties: Record<string, { maximum?: number }> };
+  const schema = webOptionsSchema({ ratePerSecond: 100, maxConcurrency: 16 }, ['sqli', 'xss-reflected']) as unknown as { properties: Record<string, { maximum?: number; items?: { enum?: string[] } }> };
+  assert.deepEqual(schema.properties.checks!.items!.enum, ['sqli', 'xss-reflected'], 'only the engine\'s check ids');
   assert.equal(schema.properties.rate_per_second!.maximum, 100);
   assert.equal(schema.properties.concurrency!.maximum, 16);
 });

@@ -156,10 +156,12 @@ test('mixed content: an HTTPS page loading a script, style, frame or image over 
   assert.deepEqual(rules(inspect(response('http://shop.example/p', { headers: { ...HARDENED, 'strict-transport-security': '' }, body: '<script src="http://cdn.example/app.js"></script>' }))), []);
 });
 
-test('sensitive URLs: passwords with any value, tokens and keys with secret-looking values, in requests and links', () => {
-  const inRequest = inspect(response('http://shop.example/login', { headers: HARDENED, requestUrl: 'http://shop.example/login?user=alice&password=hunter2' }));
-  assert.deepEqual(inRequest.map((d) => [d.ruleId, d.url, d.parameter]), [['rampart:web-sensitive-url', 'http://shop.example/login', 'password']]);
-  const shortToken = inspect(response('http://shop.example/list', { headers: HARDENED, requestUrl: 'http://shop.example/list?token=1&session=spring' }));
+test('sensitive URLs: passwords with any value, tokens and keys with secret-looking values, in redirects and links; never in a request URL, which may be a probe', () => {
+  const redirected = inspect(response('http://shop.example/login', { headers: { ...HARDENED, location: '/welcome?user=alice&password=hunter2' } }));
+  assert.deepEqual(redirected.map((d) => [d.ruleId, d.url, d.parameter]), [['rampart:web-sensitive-url', 'http://shop.example/login', 'password']]);
+  const probe = inspect(response('http://shop.example/talks', { headers: HARDENED, requestUrl: "http://shop.example/talks?session=2024' AND '1234'='1234" }));
+  assert.deepEqual(probe, [], 'an active check\'s payload in a parameter named like a secret is not the site\'s doing');
+  const shortToken = inspect(response('http://shop.example/list', { headers: { ...HARDENED, location: '/list?token=1&session=spring' } }));
   assert.deepEqual(shortToken, []);
   const link = inspect(response('http://shop.example/mail', { headers: HARDENED, body: '<a href="https://api.example/v1/items?api_key=AKIAEXAMPLE1234567">items</a><a href="/p?page=2">next</a>' }));
   assert.deepEqual(link.map((d) => [d.url, d.parameter]), [['http://shop.example/mail', 'api_key']]);

@@ -3,8 +3,6 @@
  * engine yields to the run recorder (run-recorder.ts), which stores it under this worker's lease
  * and ends the run.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run } from '../db/schema.js';
@@ -13,6 +11,7 @@ import type { EngineRegistry } from '../engines/registry.js';
 import type { AddressGuard } from '../shared/address-guard.js';
 import { createEgress } from '../shared/egress.js';
 import type { Logger } from '../shared/logger.js';
+import { loginScriptOf } from '../scans/login-scripts.js';
 import { findScanById } from '../scans/scans.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
 import { failureOf, unavailableFailure } from './run-errors.js';
@@ -86,15 +85,15 @@ export async function executeRun(deps: ExecutorDeps, run: Run, workerId: string,
 }
 
 /**
- * The login script of an authenticated ZAP scan (`zap_authenticated` with a stored
- * `zap_login_script`), read from the data directory; undefined for every other scan.
+ * The login script of an authenticated ZAP scan: the text kept in the store (or, for scans stored
+ * before it was, the file in the data directory); undefined for every other scan.
  */
-async function readLoginScript(dataDir: string, scan: { zap_authenticated: boolean; zap_login_script: string | null }): Promise<string | undefined> {
-  if (!scan.zap_authenticated || !scan.zap_login_script) return undefined;
+async function readLoginScript(dataDir: string, scan: Parameters<typeof loginScriptOf>[1]): Promise<string | undefined> {
   try {
-    return await fs.readFile(path.join(dataDir, scan.zap_login_script), 'utf8');
+    return (await loginScriptOf(dataDir, scan)) ?? undefined;
   } catch (error) {
-    throw new EngineError('config', `The scan's login script cannot be read (${error instanceof Error ? error.message : String(error)}): upload it again with the scan.`, { cause: error });
+    // The path is the server's business: the run's error says what to do.
+    throw new EngineError('config', "The scan's login script is no longer stored on this deployment: upload it again with the scan (zap_login_script).", { cause: error });
   }
 }
 

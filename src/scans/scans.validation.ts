@@ -210,7 +210,8 @@ function checkLoginScript(body: UpdateScanBody, scan: StoredScan, options: { log
   if (body.remove_login_script && body.zap_authenticated) {
     add(errors, 'zap_authenticated', 'Authenticated scanning needs a login script; it cannot be enabled while removing the script.');
   }
-  if (body.zap_authenticated) checkLoginSupport(options.engines, errors);
+  // A new script alone turns authentication on (scans.service.ts): the deployment must be able to replay it.
+  if (!body.remove_login_script && (body.zap_authenticated ?? body.zap_login_script !== undefined)) checkLoginSupport(options.engines, errors);
   if (body.zap_login_script !== undefined) {
     const script = decodeLoginScript(body.zap_login_script, options.loginScriptMaxBytes);
     if (script.ok) return script.text;

@@ -27,14 +27,15 @@ export interface WebOptionCaps {
   maxConcurrency: number;
 }
 
-/** The check ids a scan may name in `checks` / `exclude_checks`: the id pattern, not the list (checks are added without a schema change). */
-const checkList = (description: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9-]+$' }), { maxItems: 100, description }));
+/** A list of the engine's check ids (`checks` / `exclude_checks`): an id it does not have is refused at scan creation. */
+const checkList = (ids: readonly string[], description: string) =>
+  Type.Optional(Type.Array(Type.String({ enum: [...ids] }), { maxItems: 100, uniqueItems: true, description: `${description} (ids: ${ids.join(', ')})` }));
 
-/** The options schema, its maximums taken from the deployment's caps. */
-export function webOptionsSchema(caps: WebOptionCaps) {
+/** The options schema, its maximums taken from the deployment's caps, the check ids from the engine's checks. */
+export function webOptionsSchema(caps: WebOptionCaps, checkIds: readonly string[]) {
   return Type.Object(
     {
-      max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: `Pages the crawler fetches at most (default ${DEFAULTS.maxPages})` })),
+      max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: `Pages the crawler fetches at most (default ${DEFAULTS.maxPages})` })),
       max_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: `Links followed from the start URL at most (default ${DEFAULTS.maxDepth})` })),
       max_requests: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: `Requests the whole scan sends at most (default ${DEFAULTS.maxRequests})` })),
       max_duration_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 60, description: `Wall time of the scan at most, in minutes (default ${DEFAULTS.maxDurationMinutes})` })),
@@ -43,8 +44,8 @@ export function webOptionsSchema(caps: WebOptionCaps) {
       ),
       concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: caps.maxConcurrency, description: `Requests in flight at once (default ${DEFAULTS.concurrency}), at most RAMPART_SCAN_CONCURRENCY` })),
       request_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 300, description: `Deadline of one request, in seconds (default ${DEFAULTS.requestTimeoutSeconds})` })),
-      checks: checkList('Run only these checks (ids: sqli, xss, passive-headers...)'),
-      exclude_checks: checkList('Leave out these checks'),
+      checks: checkList(checkIds, 'Run only these checks'),
+      exclude_checks: checkList(checkIds, 'Leave out these checks'),
       allow_destructive: Type.Optional(
         Type.Boolean({ description: 'Follow links and submit forms that look destructive or end the session (logout, delete, reset, setup...). Default false' }),
       ),

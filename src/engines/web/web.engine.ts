@@ -40,7 +40,7 @@ export function createWebEngine(settings: WebEngineSettings = {}): Engine {
   return {
     name: WEB_ENGINE_NAME,
     version: WEB_ENGINE_VERSION,
-    optionsSchema: webOptionsSchema(settings.caps ?? { ratePerSecond: 0, maxConcurrency: 4096 }),
+    optionsSchema: webOptionsSchema(settings.caps ?? { ratePerSecond: 0, maxConcurrency: 4096 }, (settings.checks ?? ALL_CHECKS).map((check) => check.id)),
     run: (job) => runJob(job, settings),
   };
 }

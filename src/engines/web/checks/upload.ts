@@ -39,7 +39,7 @@ async function testEndpoint(endpoint: Endpoint, ctx: CheckContext): Promise<void
       const formPage = await sendProbe(ctx, { method: 'GET', url: endpoint.foundOn }, { followRedirects: true });
       for (const url of candidates(name, endpoint, formPage ? [answer, formPage] : [answer], ctx)) {
         const served = await sendProbe(ctx, { method: 'GET', url });
-        if (!served || served.status !== 200 || !served.body.includes(marker) || !new URL(served.url).pathname.endsWith(`.${extension}`)) continue;
+        if (!served || served.status !== 200 || !served.body.includes(marker) || new URL(served.url).pathname.split('/').pop() !== name) continue;
         ctx.report({
           ruleId: 'rampart:web-file-upload',
           url: endpoint.url,

@@ -18,8 +18,8 @@
  *
  * The script is code run on the worker: only its browser's traffic goes through the guard.
  */
-import { readFileSync } from 'node:fs';
-import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants as fsConstants, readFileSync } from 'node:fs';
+import { chown, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../../engine.js';
@@ -129,9 +129,10 @@ function judgeOutcome(outcome: ChildOutcome, timeoutMs: number, python: string):
 async function readSession(resultFile: string, startUrl: string): Promise<LoginSession> {
   let state: BrowserState;
   try {
-    state = JSON.parse(await readFile(resultFile, 'utf8')) as BrowserState;
+    state = JSON.parse(await readResultFile(resultFile)) as BrowserState;
   } catch (error) {
-    throw new EngineError('internal', `The login runner ended without writing the session: ${(error as Error).message}`, { cause: error });
+    // The file is written where the user's script runs: its content (or what it points at) is never echoed.
+    throw new EngineError('config', 'The login runner ended without a readable session: the login script must leave session.json to the runner.', { cause: error });
   }
   const session = toLoginSession(state, startUrl);
   if (session.cookies.length === 0 && !session.headers.authorization) {
@@ -142,4 +143,25 @@ async function readSession(resultFile: string, startUrl: string): Promise<LoginS
     );
   }
   return session;
+}
+
+/** The session file is at most this large: cookies and storage of one page. */
+const MAX_RESULT_BYTES = 1024 * 1024;
+
+/**
+ * Reads the runner's session file, which the user's script could have replaced: a symbolic link
+ * is not followed, a FIFO or device does not block nor stream for ever, and the size is capped.
+ */
+async function readResultFile(file: string): Promise<string> {
+  const handle = await open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size > MAX_RESULT_BYTES) throw new Error('too large');
+    const buffer = Buffer.alloc(stat.size);
+    const { bytesRead } = await handle.read(buffer, 0, stat.size, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }

@@ -59,10 +59,12 @@ function inspectSensitiveUrls(response: WebResponse, ctx: CheckContext): void {
     if (!firstTime(ctx, `sensitive ${withoutQuery(target.href)} ${secret.name}`)) return;
     ctx.report({ ruleId: 'rampart:web-sensitive-url', url, method, parameter: secret.name, location: 'query', proof: [response], summary, highlight: `${secret.name}=` });
   };
-  const requested = parseUrl(response.request.url);
-  const inRequest = requested && secretParameter(requested);
-  if (requested && inRequest) {
-    report(requested, inRequest, withoutQuery(requested.href), response.request.method, `The request URL carries the "${inRequest.name}" parameter, a secret in the query string.`);
+  // Only URLs the site itself produced: its redirects and its links. A request URL may be a probe
+  // of an active check (a parameter set to a payload), which says nothing of the site.
+  const location = response.headers.location !== undefined ? parseUrl(response.headers.location, response.url) : null;
+  const inLocation = location && /^https?:$/.test(location.protocol) ? secretParameter(location) : null;
+  if (location && inLocation) {
+    report(location, inLocation, withoutQuery(response.url), response.request.method, `The site redirects to ${withoutQuery(location.href)} with the "${inLocation.name}" parameter in the query string.`);
   }
   if (response.status >= 300 || !isHtml(response) || !/[?&;](?:[\w-]*(?:pass|pwd|token|secret|key|sess|sid)[\w-]*)=/i.test(response.body)) return;
   for (const element of elementsOf(response.body)) {
