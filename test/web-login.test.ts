@@ -279,6 +279,10 @@ test('scan validation: zap_authenticated is refused up front where login scripts
   const stored = { scan_type: 'ZAP' as const, scan_frequency: 'One-time' as const, zap_login_script: 'login-scripts/x.py', scan_start_date: null, scan_start_time: null };
   await assert.rejects(validateScanUpdate({ zap_authenticated: true }, stored, options(registry(() => missing))), AppError);
   await validateScanUpdate({ zap_authenticated: true }, stored, options(registry(() => ({ ok: true }))));
+  // A new script alone turns authentication on: refused as well; removing the script is never asked about.
+  const script = Buffer.from('driver.get(target_url)\n').toString('base64');
+  await assert.rejects(validateScanUpdate({ zap_login_script: script }, stored, options(registry(() => missing))), AppError);
+  await validateScanUpdate({ remove_login_script: true }, stored, options(registry(() => missing)));
 });
 
 test('login sessions: cookies of other hosts stay behind; the bearer rule', () => {
