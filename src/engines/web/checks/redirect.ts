@@ -8,8 +8,9 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { elementsOf, isExecutableScript, parseHtml, textOf } from './html-contexts.js';
+import { isHtml } from './html.js';
 import { jsStateAt } from './js-scan.js';
-import { describeInput, isHtml, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
 import { webRule } from './rule.js';
 
 export const OPEN_REDIRECT_RULE_ID = 'rampart:web-open-redirect';

@@ -7,7 +7,8 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebClient, WebResponse, WebRule } from '../contract.js';
 import { describeHit, findExecutable, xssCode } from './html-contexts.js';
-import { describeInput, isHtml, locationOf, probeInput, sendProbe, whileBudgetLasts } from './probe.js';
+import { isHtml } from './html.js';
+import { describeInput, locationOf, probeInput, sendProbe, whileBudgetLasts } from './probe.js';
 import { webRule } from './rule.js';
 
 export const STORED_XSS_RULE_ID = 'rampart:web-xss-stored';

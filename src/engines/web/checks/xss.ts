@@ -7,8 +7,9 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebRule } from '../contract.js';
 import { anElement, describeHit, findExecutable, reflectionContexts, xssCode, type ReflectionContext } from './html-contexts.js';
+import { isHtml } from './html.js';
 import type { JsState } from './js-scan.js';
-import { describeInput, isHtml, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
 import { webRule } from './rule.js';
 import { STORED_XSS_CHECK, STORED_XSS_RULE } from './xss-stored.js';
 

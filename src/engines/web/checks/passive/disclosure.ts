@@ -6,9 +6,10 @@
  * One finding per rule and URL (query left out).
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
+import { isHtml } from '../html.js';
 import { firstTime } from '../once.js';
 import { SQL_ERROR_SIGNATURES } from '../sql-errors.js';
-import { isHtml, withoutQuery } from './seen.js';
+import { withoutQuery } from './response.js';
 
 /** A named signature. */
 interface Signature {
