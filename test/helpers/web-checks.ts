@@ -9,7 +9,8 @@ import { setMaxListeners } from 'node:events';
 import type { TestContext } from 'node:test';
 import type { CheckContext, Endpoint, FormField, InputPoint, WebCheck, WebClient, WebFindingDraft, WebResponse } from '../../src/engines/web/contract.js';
 import { createWebClient } from '../../src/engines/web/http/client.js';
-import { endpointKey, inputsOf } from '../../src/engines/web/inputs.js';
+import { linkEndpoint as crawledLink } from '../../src/engines/web/crawl/forms.js';
+import { endpointKey, inputsOf, isTextInput } from '../../src/engines/web/inputs.js';
 import { LOOPBACK_EGRESS } from './egress.js';
 
 /** The host the checks put in their payloads as an outside site (open redirect, SSRF-like probes). */
@@ -85,11 +86,6 @@ export function startCheckRun(t: TestContext, base: string, options: CheckRunOpt
   };
 }
 
-/** The inputs a check tests when it says nothing (as the engine decides): query and body inputs that are not files. */
-function testsByDefault(point: InputPoint): boolean {
-  return (point.location === 'query' || point.location === 'body') && point.fieldType !== 'file';
-}
-
 /**
  * Runs `checks` on `endpoints` as the engine does: every `testInput` on every input it applies to
  * and every `testEndpoint`, all at once, then each `testSite`. The endpoints become the site's.
@@ -99,7 +95,7 @@ export async function runChecks(run: CheckRun, checks: WebCheck[], endpoints: En
   const work: Array<Promise<void> | undefined> = [];
   for (const endpoint of endpoints) {
     for (const check of checks) {
-      for (const point of inputsOf(endpoint)) if ((check.appliesTo ?? testsByDefault)(point)) work.push(check.testInput?.(point, run.ctx));
+      for (const point of inputsOf(endpoint)) if ((check.appliesTo ?? isTextInput)(point)) work.push(check.testInput?.(point, run.ctx));
       work.push(check.testEndpoint?.(endpoint, run.ctx));
     }
   }
@@ -107,12 +103,9 @@ export async function runChecks(run: CheckRun, checks: WebCheck[], endpoints: En
   for (const check of checks) await check.testSite?.(run.ctx);
 }
 
-/** A link's endpoint: GET with its query. */
+/** A link's endpoint: GET with its query, as the crawler makes it. */
 export function linkEndpoint(base: string, pathAndQuery: string, foundOn = base): Endpoint {
-  const url = new URL(pathAndQuery, base);
-  const query = [...url.searchParams.entries()];
-  const path = `${url.origin}${url.pathname}`;
-  return { method: 'GET', url: path, query, foundOn, source: 'link', key: endpointKey('GET', path, query) };
+  return crawledLink(new URL(pathAndQuery, base).href, foundOn, 'link');
 }
 
 /** A POST form's endpoint, found on `foundOn` (by default the page of its action). */

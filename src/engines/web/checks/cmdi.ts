@@ -9,7 +9,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { isTextInput, onInput, reportOn, sendWith } from './probe.js';
+import { onInput, reportOn, sendWith } from './probe.js';
 import { webRule } from './rule.js';
 import { proveDelayOnInput } from './timing.js';
 
@@ -65,7 +65,7 @@ async function proveOutput(ctx: CheckContext, point: InputPoint): Promise<{ proo
 }
 
 /** The cmdi check(s). */
-export const CHECKS: WebCheck[] = [{ id: 'cmdi', kind: 'active', appliesTo: isTextInput, testInput }];
+export const CHECKS: WebCheck[] = [{ id: 'cmdi', kind: 'active', testInput }];
 
 /** The rules its findings use (rows of the web severity table). */
 export const RULES: WebRule[] = [

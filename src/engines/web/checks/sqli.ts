@@ -8,7 +8,7 @@
  *   when neither of the others proved anything, since it is the slowest and the most fragile.
  */
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { isTextInput, onInput, reportOn, sendWith } from './probe.js';
+import { onInput, reportOn, sendWith } from './probe.js';
 import { webRule } from './rule.js';
 import { findSqlError, type Dbms } from './sql-errors.js';
 import { proveBoolean } from './sqli-boolean.js';
@@ -80,7 +80,7 @@ async function proveError(ctx: CheckContext, point: InputPoint, baseline: WebRes
 }
 
 /** The sqli check(s). */
-export const CHECKS: WebCheck[] = [{ id: 'sqli', kind: 'active', appliesTo: isTextInput, testInput }];
+export const CHECKS: WebCheck[] = [{ id: 'sqli', kind: 'active', testInput }];
 
 /** The rules its findings use (rows of the web severity table). */
 export const RULES: WebRule[] = [
