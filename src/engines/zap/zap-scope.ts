@@ -4,6 +4,7 @@
  * check of the target against the deployment's address guard before ZAP ever sees it, and the
  * session cookies of a login that belong to the target's host.
  */
+import { cookieDomainMatches } from '../../shared/cookie-domain.js';
 import { EgressError } from '../../shared/egress.js';
 import { urlScopeOf } from '../../shared/url-scope.js';
 import { EngineError, type EngineJob } from '../engine.js';
@@ -57,10 +58,7 @@ export interface LoginCookie {
 export function cookieHeaderFor(target: string, cookies: readonly LoginCookie[]): string {
   const host = new URL(target).hostname.toLowerCase();
   return cookies
-    .filter((cookie) => {
-      const domain = (cookie.domain ?? host).toLowerCase().replace(/^\./, '');
-      return host === domain || host.endsWith(`.${domain}`);
-    })
+    .filter((cookie) => cookie.domain === undefined || cookieDomainMatches(host, cookie.domain))
     .map((cookie) => `${cookie.name}=${cookie.value}`)
     .join('; ');
 }
