@@ -8,17 +8,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CHECKS as CMDI } from '../src/engines/web/checks/cmdi.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
-import { checkContext, draftsOn, formEndpoint, linkEndpoint, runInputChecks } from './helpers/web-injection-checks.js';
+import { draftsOn, field, formEndpoint, linkEndpoint, runChecks, startCheckRun } from './helpers/web-checks.js';
 
 test('OS command injection: output- and time-based found, nothing on the twins or the jittering page', async (t) => {
   const app = await startVulnApp(t);
-  const run = checkContext(t, app.url);
-  await runInputChecks(run, CMDI, [
+  const run = startCheckRun(t, app.url);
+  await runChecks(run, CMDI, [
     linkEndpoint(app.url, '/cmdi?host=127.0.0.1'),
     linkEndpoint(app.url, '/safe/cmdi?host=127.0.0.1'),
     linkEndpoint(app.url, '/slow?id=1'),
-    formEndpoint(app.url, '/cmdi/blind', [['name', 'guest']]),
-    formEndpoint(app.url, '/safe/cmdi/blind', [['name', 'guest']]),
+    formEndpoint(app.url, '/cmdi/blind', [field('name', 'guest')]),
+    formEndpoint(app.url, '/safe/cmdi/blind', [field('name', 'guest')]),
   ]);
 
   await t.test('output-based: the product a shell computed, twice, on the host parameter', () => {

@@ -10,7 +10,7 @@ import type net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { CHECKS } from '../src/engines/web/checks/csrf.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
-import { formEndpoint, startCheckRun } from './helpers/web-check-run.js';
+import { CANARY_HOST, formEndpoint, startCheckRun } from './helpers/web-checks.js';
 
 const [check] = CHECKS;
 
@@ -35,7 +35,7 @@ test('csrf: the email form without a token is reported with its proof; the twin 
   assert.equal(draft!.parameter, null);
   assert.equal(draft!.qod, undefined);
   const [forged, , anonymous] = draft!.proof.length === 3 ? draft!.proof : [draft!.proof[0], undefined, draft!.proof[1]];
-  assert.equal(forged!.request.headers.origin, 'https://rampart-redirect-check.example');
+  assert.equal(forged!.request.headers.origin, `https://${CANARY_HOST}`);
   assert.match(forged!.request.headers.cookie ?? '', /acct=/);
   assert.equal(anonymous!.status, 401);
   assert.equal(anonymous!.request.headers.cookie, undefined);

@@ -10,7 +10,7 @@ import { CHECKS } from '../src/engines/web/checks/passive.js';
 import type { CheckContext, WebFindingDraft, WebResponse } from '../src/engines/web/contract.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
 import { PAGES } from './helpers/vuln-app/pages/passive.js';
-import { startCheckRun } from './helpers/web-check-run.js';
+import { startCheckRun } from './helpers/web-checks.js';
 
 const pathOf = (url: string): string => new URL(url).pathname;
 

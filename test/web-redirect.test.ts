@@ -4,7 +4,7 @@ import { CHECKS as CRLF_CHECKS, CRLF_RULE_ID } from '../src/engines/web/checks/c
 import { CHECKS as REDIRECT_CHECKS, OPEN_REDIRECT_RULE_ID, redirectTargets } from '../src/engines/web/checks/redirect.js';
 import type { WebResponse } from '../src/engines/web/contract.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
-import { CANARY_HOST, endpointAt, runChecks, summarise, testWebClient } from './helpers/web-checks.js';
+import { CANARY_HOST, linkEndpoint, runChecks, startCheckRun, summarise } from './helpers/web-checks.js';
 
 /** The pages' expectations for one rule, as `summarise` writes findings. */
 function expectedFor(pages: Awaited<ReturnType<typeof startVulnApp>>['pages'], ruleId: string): string[] {
@@ -13,9 +13,10 @@ function expectedFor(pages: Awaited<ReturnType<typeof startVulnApp>>['pages'], r
 
 test('open redirect: the Location and script redirects are found, never followed; the twins are not', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
-  const endpoints = ['', '/safe'].flatMap((prefix) => [endpointAt(app.url, `${prefix}/go`, [['next', '/']]), endpointAt(app.url, `${prefix}/go/js`, [['to', '/']])]);
-  const drafts = await runChecks(client, REDIRECT_CHECKS, { start: app.url, endpoints });
+  const run = startCheckRun(t, app.url);
+  const endpoints = ['', '/safe'].flatMap((prefix) => [linkEndpoint(app.url, `${prefix}/go?next=/`), linkEndpoint(app.url, `${prefix}/go/js?to=/`)]);
+  await runChecks(run, REDIRECT_CHECKS, endpoints);
+  const drafts = run.drafts;
   assert.equal(expectedFor(app.pages, OPEN_REDIRECT_RULE_ID).length, 2);
   assert.deepEqual(summarise(drafts), expectedFor(app.pages, OPEN_REDIRECT_RULE_ID));
   for (const draft of drafts) {
@@ -29,11 +30,12 @@ test('open redirect: the Location and script redirects are found, never followed
 
 test('open redirect: a parameter that is not a destination costs its marker only', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
-  const before = client.requestsSent;
-  const drafts = await runChecks(client, REDIRECT_CHECKS, { start: app.url, endpoints: [endpointAt(app.url, '/xss/search', [['q', 'shoes']])] });
+  const run = startCheckRun(t, app.url);
+  const before = run.client.requestsSent;
+  await runChecks(run, REDIRECT_CHECKS, [linkEndpoint(app.url, '/xss/search?q=shoes')]);
+  const drafts = run.drafts;
   assert.deepEqual(drafts, []);
-  assert.equal(client.requestsSent - before, 1);
+  assert.equal(run.client.requestsSent - before, 1);
 });
 
 test('redirectTargets: headers, meta refresh and script assignments, not strings or comments', () => {
@@ -62,9 +64,10 @@ test('redirectTargets: headers, meta refresh and script assignments, not strings
 // The twin shows the injected line in its body and its (encoded) cookie: text is not a header.
 test('crlf: the cookie page lets a header through, its encoding twin does not', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
-  const endpoints = [endpointAt(app.url, '/lang', [['l', 'en']]), endpointAt(app.url, '/safe/lang', [['l', 'en']]), endpointAt(app.url, '/go', [['next', '/']])];
-  const drafts = await runChecks(client, CRLF_CHECKS, { start: app.url, endpoints });
+  const run = startCheckRun(t, app.url);
+  const endpoints = [linkEndpoint(app.url, '/lang?l=en'), linkEndpoint(app.url, '/safe/lang?l=en'), linkEndpoint(app.url, '/go?next=/')];
+  await runChecks(run, CRLF_CHECKS, endpoints);
+  const drafts = run.drafts;
   assert.equal(expectedFor(app.pages, CRLF_RULE_ID).length, 1);
   assert.deepEqual(summarise(drafts), expectedFor(app.pages, CRLF_RULE_ID));
   const [draft] = drafts;

@@ -13,7 +13,7 @@ import { findSqlError } from '../src/engines/web/checks/sql-errors.js';
 import { CHECKS as SQLI, SQL_INJECTION } from '../src/engines/web/checks/sqli.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
 import { startVulnDatabase } from './helpers/vuln-app/database.js';
-import { checkContext, draftsOn, formEndpoint, linkEndpoint, runInputChecks } from './helpers/web-injection-checks.js';
+import { draftsOn, field, formEndpoint, linkEndpoint, runChecks, startCheckRun } from './helpers/web-checks.js';
 
 test('database error signatures: each DBMS by its own wording, ordinary text by none', () => {
   const errors: Array<[string, string]> = [
@@ -44,17 +44,17 @@ test('SQL injection: error-, boolean- and time-based found on their pages, nothi
   const db = await startVulnDatabase(t);
   if (!db) return;
   const app = await startVulnApp(t, { db });
-  const run = checkContext(t, app.url);
+  const run = startCheckRun(t, app.url);
   const endpoints = [
     ...['/sqli/error?id=1', '/safe/sqli/error?id=1', '/sqli/blind?id=1', '/safe/sqli/blind?id=1', '/cmdi?host=127.0.0.1', '/safe/cmdi?host=127.0.0.1', '/slow?id=1'].map((link) =>
       linkEndpoint(app.url, link),
     ),
-    formEndpoint(app.url, '/sqli/time', [['page', 'home']]),
-    formEndpoint(app.url, '/safe/sqli/time', [['page', 'home']]),
-    formEndpoint(app.url, '/cmdi/blind', [['name', 'guest']]),
-    formEndpoint(app.url, '/safe/cmdi/blind', [['name', 'guest']]),
+    formEndpoint(app.url, '/sqli/time', [field('page', 'home')]),
+    formEndpoint(app.url, '/safe/sqli/time', [field('page', 'home')]),
+    formEndpoint(app.url, '/cmdi/blind', [field('name', 'guest')]),
+    formEndpoint(app.url, '/safe/cmdi/blind', [field('name', 'guest')]),
   ];
-  await runInputChecks(run, [...SQLI, ...CMDI], endpoints);
+  await runChecks(run, [...SQLI, ...CMDI], endpoints);
 
   await t.test('every tested page has exactly the findings its page definition expects', () => {
     const tested = new Set(endpoints.map((endpoint) => new URL(endpoint.url).pathname));

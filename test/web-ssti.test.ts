@@ -2,18 +2,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CHECKS, RULES, SSTI_RULE_ID } from '../src/engines/web/checks/ssti.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
-import { endpointAt, runChecks, summarise, testWebClient } from './helpers/web-checks.js';
+import { linkEndpoint, runChecks, startCheckRun, summarise } from './helpers/web-checks.js';
 
 test('ssti: the Nunjucks greeting is found, named and proven to run code; its twin and a plain echo are not', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
+  const run = startCheckRun(t, app.url);
   const endpoints = [
-    endpointAt(app.url, '/hello', [['name', 'visitor']]),
-    endpointAt(app.url, '/safe/hello', [['name', 'visitor']]),
+    linkEndpoint(app.url, '/hello?name=visitor'),
+    linkEndpoint(app.url, '/safe/hello?name=visitor'),
     // Reflected raw, but never evaluated: every syntax comes back as sent.
-    endpointAt(app.url, '/xss/search', [['q', 'shoes']]),
+    linkEndpoint(app.url, '/xss/search?q=shoes'),
   ];
-  const drafts = await runChecks(client, CHECKS, { start: app.url, endpoints });
+  await runChecks(run, CHECKS, endpoints);
+  const drafts = run.drafts;
   const expected = app.pages.filter((p) => p.expect?.ruleId === SSTI_RULE_ID).map((p) => `${SSTI_RULE_ID} GET ${p.path} ${p.expect?.parameter}`);
   assert.deepEqual(expected, [`${SSTI_RULE_ID} GET /hello name`]);
   assert.deepEqual(summarise(drafts), expected);
@@ -26,12 +27,13 @@ test('ssti: the Nunjucks greeting is found, named and proven to run code; its tw
 
 test('ssti: an input that is not reflected costs one request', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
-  const before = client.requestsSent;
-  const drafts = await runChecks(client, CHECKS, { start: app.url, endpoints: [endpointAt(app.url, '/safe/lang', [['l', 'en'], ['unused', 'x']])] });
+  const run = startCheckRun(t, app.url);
+  const before = run.client.requestsSent;
+  await runChecks(run, CHECKS, [linkEndpoint(app.url, '/safe/lang?l=en&unused=x')]);
+  const drafts = run.drafts;
   assert.deepEqual(drafts, []);
   // l is reflected (escaped): its marker and the seven syntaxes; unused: its marker only.
-  assert.equal(client.requestsSent - before, 1 + 7 + 1);
+  assert.equal(run.client.requestsSent - before, 1 + 7 + 1);
 });
 
 test('ssti: the rule is Critical only because evaluation is proven, and says so', () => {

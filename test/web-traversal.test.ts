@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { CHECKS } from '../src/engines/web/checks/traversal.js';
 import { inputsOf } from '../src/engines/web/inputs.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
-import { linkEndpoint, startCheckRun } from './helpers/web-check-run.js';
+import { linkEndpoint, startCheckRun } from './helpers/web-checks.js';
 
 const [check] = CHECKS;
 

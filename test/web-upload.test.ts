@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { CHECKS } from '../src/engines/web/checks/upload.js';
 import type { FormField } from '../src/engines/web/contract.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
-import { formEndpoint, startCheckRun } from './helpers/web-check-run.js';
+import { formEndpoint, startCheckRun } from './helpers/web-checks.js';
 
 const [check] = CHECKS;
 const FIELDS: FormField[] = [

@@ -6,24 +6,26 @@ import { CHECKS as SSTI_CHECKS } from '../src/engines/web/checks/ssti.js';
 import { CHECKS, RULES } from '../src/engines/web/checks/xss.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
 import { guestbookToken } from './helpers/vuln-app/pages/xss.js';
-import { endpointAt, field, runChecks, summarise, testWebClient } from './helpers/web-checks.js';
+import { field, formEndpoint, linkEndpoint, runChecks, startCheckRun, summarise } from './helpers/web-checks.js';
 
 const XSS_RULES = new Set(['rampart:web-xss-reflected', 'rampart:web-xss-stored']);
 
 test('xss: every vulnerable XSS page of the test app is found on its parameter, no safe twin is', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
+  const run = startCheckRun(t, app.url);
   const endpoints = [
     ...['', '/safe'].flatMap((prefix) => [
-      endpointAt(app.url, `${prefix}/xss/search`, [['q', 'shoes']]),
-      endpointAt(app.url, `${prefix}/xss/attr`, [['name', 'alice']]),
-      endpointAt(app.url, `${prefix}/xss/script`, [['user', 'alice']]),
-      endpointAt(app.url, `${prefix}/xss/link`, [['url', 'https://example.org/']]),
-      endpointAt(app.url, `${prefix}/guestbook`, [], [field('csrf_token', guestbookToken(app.ctx), 'hidden'), field('author', 'visitor'), field('message', 'Hello', 'textarea'), field('', '', 'submit')]),
+      linkEndpoint(app.url, `${prefix}/xss/search?q=shoes`),
+      linkEndpoint(app.url, `${prefix}/xss/attr?name=alice`),
+      linkEndpoint(app.url, `${prefix}/xss/script?user=alice`),
+      linkEndpoint(app.url, `${prefix}/xss/link?url=https://example.org/`),
+      formEndpoint(app.url, `${prefix}/guestbook`, [field('csrf_token', guestbookToken(app.ctx), 'hidden'), field('author', 'visitor'), field('message', 'Hello', 'textarea'), field('', '', 'submit')]),
     ]),
   ];
   const pages = [app.url, `${app.url}guestbook`, `${app.url}safe/guestbook`];
-  const drafts = await runChecks(client, CHECKS, { start: app.url, endpoints, pages });
+  for (const page of pages) await run.visit(page);
+  await runChecks(run, CHECKS, endpoints);
+  const drafts = run.drafts;
 
   const expected = app.pages
     .filter((p) => p.expect && XSS_RULES.has(p.expect.ruleId))
@@ -51,23 +53,25 @@ test('xss: every vulnerable XSS page of the test app is found on its parameter, 
 
 test('xss: an input that is not reflected costs one request and reports nothing', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
-  const endpoints = [endpointAt(app.url, '/xss/search', [['q', 'shoes'], ['page', '2']])];
-  const before = client.requestsSent;
-  const drafts = await runChecks(client, CHECKS, { start: app.url, endpoints });
+  const run = startCheckRun(t, app.url);
+  const endpoints = [linkEndpoint(app.url, '/xss/search?q=shoes&page=2')];
+  const before = run.client.requestsSent;
+  await runChecks(run, CHECKS, endpoints);
+  const drafts = run.drafts;
   assert.deepEqual(summarise(drafts), [`rampart:web-xss-reflected GET /xss/search q`]);
   // q: its marker and the first payload (HTML text: an element with a handler); page: its marker only.
-  assert.equal(client.requestsSent - before, 3);
+  assert.equal(run.client.requestsSent - before, 3);
 });
 
 test('xss: a spent request budget ends the checks quietly, with nothing half-proven reported', async (t) => {
   const app = await startVulnApp(t);
   // The marker of q fits in the budget, its first payload does not.
-  const client = testWebClient(t, app.url, 1);
-  const endpoints = [endpointAt(app.url, '/xss/search', [['q', 'shoes']])];
-  const drafts = await runChecks(client, [...CHECKS, ...SSTI_CHECKS, ...CRLF_CHECKS, ...REDIRECT_CHECKS], { start: app.url, endpoints });
+  const run = startCheckRun(t, app.url, { maxRequests: 1 });
+  const endpoints = [linkEndpoint(app.url, '/xss/search?q=shoes')];
+  await runChecks(run, [...CHECKS, ...SSTI_CHECKS, ...CRLF_CHECKS, ...REDIRECT_CHECKS], endpoints);
+  const drafts = run.drafts;
   assert.deepEqual(drafts, []);
-  assert.equal(client.requestsSent, 1);
+  assert.equal(run.client.requestsSent, 1);
 });
 
 test('xss: the rules are rated and explained', () => {
@@ -82,19 +86,21 @@ test('xss: the rules are rated and explained', () => {
 
 test('xss, ssti, crlf, open redirect together on every page of theirs: the expected findings, nothing on a twin', async (t) => {
   const app = await startVulnApp(t);
-  const client = testWebClient(t, app.url);
+  const run = startCheckRun(t, app.url);
   const token = guestbookToken(app.ctx);
   const endpoints = app.pages
     .filter((p) => p.link && /^\/(?:safe\/)?(?:xss|hello|lang|go|guestbook)/.test(p.link))
     .map((p) => {
       const link = new URL(p.link ?? '', app.url);
-      if (p.methods?.includes('POST')) return endpointAt(app.url, link.pathname, [], [field('csrf_token', token, 'hidden'), field('author', 'visitor'), field('message', 'Hello', 'textarea')]);
-      return endpointAt(app.url, link.pathname, [...link.searchParams]);
+      if (p.methods?.includes('POST')) return formEndpoint(app.url, link.pathname, [field('csrf_token', token, 'hidden'), field('author', 'visitor'), field('message', 'Hello', 'textarea')]);
+      return linkEndpoint(app.url, link.pathname + link.search);
     });
   assert.equal(endpoints.length, 18, 'nine pages and their twins');
   const pages = [app.url, `${app.url}guestbook`, `${app.url}safe/guestbook`];
   const checks = [...CHECKS, ...SSTI_CHECKS, ...CRLF_CHECKS, ...REDIRECT_CHECKS];
-  const drafts = await runChecks(client, checks, { start: app.url, endpoints, pages });
+  for (const page of pages) await run.visit(page);
+  await runChecks(run, checks, endpoints);
+  const drafts = run.drafts;
 
   const expected = endpoints.flatMap((e) => {
     const expect = app.pages.find((p) => new URL(p.path, app.url).href === e.url)?.expect;

@@ -1,91 +1,135 @@
 /**
- * Running web checks the way the engine does, without the crawler: a real `createWebClient` on the
- * loopback egress, endpoints built by hand, every input of every endpoint through `testInput`
- * (as the check's `appliesTo` selects them), then `testEndpoint`, then `testSite`; the drafts
- * the checks report are collected.
+ * Runs web checks the way the engine does, without the crawler: a real `createWebClient` on the
+ * loopback egress whose every response goes through the given passive checks, a `CheckContext`
+ * that collects what the checks report and log, and endpoints built by hand the way the crawler
+ * would report them. The one harness of every `test/web-*.test.ts` that drives checks.
  */
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { TestContext } from 'node:test';
-import type { CheckContext, CrawledPage, Endpoint, FormField, InputPoint, WebCheck, WebClient, WebFindingDraft } from '../../src/engines/web/contract.js';
+import type { CheckContext, Endpoint, FormField, InputPoint, WebCheck, WebClient, WebFindingDraft, WebResponse } from '../../src/engines/web/contract.js';
 import { createWebClient } from '../../src/engines/web/http/client.js';
-import { endpointKey, inputsOf } from '../../src/engines/web/inputs.js';
+import { linkEndpoint as crawledLink } from '../../src/engines/web/crawl/forms.js';
+import { endpointKey, inputsOf, isTextInput } from '../../src/engines/web/inputs.js';
 import { LOOPBACK_EGRESS } from './egress.js';
 
+/** The host the checks put in their payloads as an outside site (open redirect, SSRF-like probes). */
 export const CANARY_HOST = 'canary.rampart.invalid';
 
-/** A web client scoped to `start`, as a scan would make it (generous limits, no rate limit, unless `maxRequests` says). */
-export function testWebClient(t: TestContext, start: string, maxRequests = 5_000): WebClient {
-  const controller = new AbortController();
-  // Every exchange in flight listens on the scan's signal: more than Node's default ten at once.
-  setMaxListeners(0, controller.signal);
-  t.after(() => controller.abort());
-  return createWebClient({
-    egress: LOOPBACK_EGRESS,
-    start,
-    signal: controller.signal,
-    ratePerSecond: 0,
-    maxConcurrency: 4,
-    timeoutMs: 10_000,
-    maxRequests,
-    deadline: Date.now() + 120_000,
-  });
+export interface CheckRun {
+  ctx: CheckContext;
+  client: WebClient;
+  /** Every draft reported, in order. */
+  drafts: WebFindingDraft[];
+  /** Every line the checks logged, as `level: message`. */
+  logs: string[];
+  /** Every response the client received. */
+  responses: WebResponse[];
+  /** GETs a path of the site (redirects followed) as the crawler would, and records it as a crawled page. */
+  visit(path: string): Promise<WebResponse>;
 }
 
-/** A GET endpoint (a link with its query) or, with `fields`, a urlencoded POST form, at `path` of `base`. */
-export function endpointAt(base: string, path: string, query: Array<[string, string]>, fields?: FormField[]): Endpoint {
-  const url = new URL(path, base).href;
-  const method = fields ? 'POST' : 'GET';
+export interface CheckRunOptions {
+  /** Passive checks that inspect every response. */
+  passive?: WebCheck[];
+  allowDestructive?: boolean;
+  /** The client's request budget (a scan's max_requests). */
+  maxRequests?: number;
+}
+
+/** A run of checks on the site at `base`; the scan's signal aborts when the test ends. */
+export function startCheckRun(t: TestContext, base: string, options: CheckRunOptions = {}): CheckRun {
+  const drafts: WebFindingDraft[] = [];
+  const logs: string[] = [];
+  const responses: WebResponse[] = [];
+  const abort = new AbortController();
+  // Every exchange in flight listens on the scan's signal: more than Node's default ten at once.
+  setMaxListeners(0, abort.signal);
+  t.after(() => abort.abort());
+  const site: CheckContext['site'] = { start: base, pages: [], endpoints: [] };
+  // The context is built before the client, which calls the passive checks with it.
+  const ctx = {
+    site,
+    signal: abort.signal,
+    report: (draft: WebFindingDraft) => drafts.push(draft),
+    log: (level: string, message: string) => logs.push(`${level}: ${message}`),
+    token: () => randomBytes(8).readBigUInt64BE().toString(36).padStart(8, '0').slice(-8),
+    canaryHost: CANARY_HOST,
+    allowDestructive: options.allowDestructive ?? false,
+  } as Omit<CheckContext, 'client'> as CheckContext;
+  const client = createWebClient({
+    egress: LOOPBACK_EGRESS,
+    start: base,
+    signal: abort.signal,
+    ratePerSecond: 0,
+    maxConcurrency: 8,
+    timeoutMs: 15_000,
+    maxRequests: options.maxRequests ?? 5_000,
+    deadline: Date.now() + 10 * 60_000,
+    onResponse: (response) => {
+      responses.push(response);
+      for (const check of options.passive ?? []) check.inspect?.(response, ctx);
+    },
+  });
+  (ctx as { client: WebClient }).client = client;
   return {
-    method,
-    url,
-    query,
-    ...(fields ? { body: { encoding: 'urlencoded' as const, fields } } : {}),
-    foundOn: base,
-    source: fields ? 'form' : 'link',
-    key: endpointKey(method, url, query, fields),
+    ctx,
+    client,
+    drafts,
+    logs,
+    responses,
+    async visit(path) {
+      const response = await client.send({ method: 'GET', url: new URL(path, base).href }, { followRedirects: true });
+      site.pages.push({ url: response.url, response, depth: 1 });
+      return response;
+    },
   };
 }
 
-/** A text field of a form. */
+/**
+ * Runs `checks` on `endpoints` as the engine does: every `testInput` on every input it applies to
+ * and every `testEndpoint`, all at once, then each `testSite`. The endpoints become the site's.
+ */
+export async function runChecks(run: CheckRun, checks: WebCheck[], endpoints: Endpoint[]): Promise<void> {
+  run.ctx.site.endpoints.push(...endpoints);
+  const work: Array<Promise<void> | undefined> = [];
+  for (const endpoint of endpoints) {
+    for (const check of checks) {
+      for (const point of inputsOf(endpoint)) if ((check.appliesTo ?? isTextInput)(point)) work.push(check.testInput?.(point, run.ctx));
+      work.push(check.testEndpoint?.(endpoint, run.ctx));
+    }
+  }
+  await Promise.all(work);
+  for (const check of checks) await check.testSite?.(run.ctx);
+}
+
+/** A link's endpoint: GET with its query, as the crawler makes it. */
+export function linkEndpoint(base: string, pathAndQuery: string, foundOn = base): Endpoint {
+  return crawledLink(new URL(pathAndQuery, base).href, foundOn, 'link');
+}
+
+/** A POST form's endpoint, found on `foundOn` (by default the page of its action). */
+export function formEndpoint(base: string, action: string, fields: FormField[], options: { foundOn?: string; multipart?: boolean } = {}): Endpoint {
+  const url = new URL(action, base).href;
+  return {
+    method: 'POST',
+    url,
+    query: [],
+    body: { encoding: options.multipart ? 'multipart' : 'urlencoded', fields },
+    foundOn: new URL(options.foundOn ?? action, base).href,
+    source: 'form',
+    key: endpointKey('POST', url, [], fields),
+  };
+}
+
+/** A field of a form (a text field unless `type` says). */
 export function field(name: string, value: string, type = 'text'): FormField {
   return { name, type, value };
 }
 
-/** The default inputs a check tests when it says nothing: query and body inputs that are not files. */
-function applies(check: WebCheck, point: InputPoint): boolean {
-  if (check.appliesTo) return check.appliesTo(point);
-  return (point.location === 'query' || point.location === 'body') && point.fieldType !== 'file';
-}
-
-/**
- * Runs `checks` on `endpoints`; `pages` are fetched first and become the crawl's pages (what
- * stored XSS looks at again). Returns what the checks reported.
- */
-export async function runChecks(
-  client: WebClient,
-  checks: WebCheck[],
-  options: { start: string; endpoints: Endpoint[]; pages?: string[] },
-): Promise<WebFindingDraft[]> {
-  const pages: CrawledPage[] = [];
-  for (const url of options.pages ?? []) pages.push({ url, response: await client.send({ method: 'GET', url }), depth: 1 });
-  const drafts: WebFindingDraft[] = [];
-  const ctx: CheckContext = {
-    client,
-    site: { start: options.start, pages, endpoints: options.endpoints },
-    signal: new AbortController().signal,
-    report: (draft) => drafts.push(draft),
-    log: () => undefined,
-    token: () => BigInt(`0x${randomBytes(6).toString('hex')}`).toString(36).padStart(8, '0').slice(-8),
-    canaryHost: CANARY_HOST,
-    allowDestructive: false,
-  };
-  for (const check of checks) {
-    await Promise.all(options.endpoints.flatMap((endpoint) => inputsOf(endpoint).filter((point) => applies(check, point)).map((point) => check.testInput?.(point, ctx))));
-    for (const endpoint of options.endpoints) await check.testEndpoint?.(endpoint, ctx);
-    await check.testSite?.(ctx);
-  }
-  return drafts;
+/** The drafts on one path (the URL's pathname), for assertions. */
+export function draftsOn(run: CheckRun, path: string): WebFindingDraft[] {
+  return run.drafts.filter((draft) => new URL(draft.url).pathname === path);
 }
 
 /** The findings as `ruleId METHOD path parameter`, sorted: what a test compares. */

@@ -13,6 +13,11 @@ export function endpointKey(method: string, url: string, query: Array<[string, s
   return `${method} ${url.replace(/[?#].*$/, '')}?${names(query.map(([name]) => name))}|${names(fields.map((field) => field.name))}`;
 }
 
+/** Query and form inputs, file fields excepted (the upload check's): what a check tests unless its `appliesTo` says otherwise. */
+export function isTextInput(point: InputPoint): boolean {
+  return (point.location === 'query' || point.location === 'body') && point.fieldType !== 'file';
+}
+
 /** The inputs of an endpoint a check may change: its query parameters and its form fields. */
 export function inputsOf(endpoint: Endpoint): InputPoint[] {
   const points: InputPoint[] = [];

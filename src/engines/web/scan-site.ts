@@ -14,7 +14,7 @@ import { crawl, type CrawlOutcome } from './crawl/crawl.js';
 import { createSessionKeeper, showsLostSession } from './crawl/session.js';
 import { createFindingSink } from './findings.js';
 import { createWebClient } from './http/client.js';
-import { inputsOf } from './inputs.js';
+import { inputsOf, isTextInput } from './inputs.js';
 import type { AppliedWebOptions } from './options.js';
 
 /** The outside host open-redirect probes name (reserved `.example`, never resolved nor contacted). */
@@ -184,8 +184,6 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
 
 type Unit = { kind: 'input'; check: WebCheck; point: InputPoint } | { kind: 'endpoint'; check: WebCheck; endpoint: Endpoint };
 
-const testsByDefault = (point: InputPoint): boolean => (point.location === 'query' || point.location === 'body') && point.fieldType !== 'file';
-
 /** The active checks; resolves true when the budget or the time ran out before they all ran. */
 async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => Promise<void>): Promise<boolean> {
   const active = scan.checks.filter((check) => check.kind === 'active');
@@ -193,7 +191,7 @@ async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => P
   for (const endpoint of ctx.site.endpoints) {
     const points = inputsOf(endpoint);
     for (const check of active) {
-      if (check.testInput) for (const point of points) if ((check.appliesTo ?? testsByDefault)(point)) units.push({ kind: 'input', check, point });
+      if (check.testInput) for (const point of points) if ((check.appliesTo ?? isTextInput)(point)) units.push({ kind: 'input', check, point });
       if (check.testEndpoint) units.push({ kind: 'endpoint', check, endpoint });
     }
   }

@@ -1,10 +1,12 @@
 /**
  * What ZAP is told about one target: the context's regular expressions (the target's scheme,
- * host, port and path prefix, as the built-in web scanner's scope), the check of the target
- * against the deployment's address guard before ZAP ever sees it, and the session cookies of a
- * login that belong to the target's host.
+ * host, port and path prefix: the built-in web scanner's scope, src/shared/url-scope.ts), the
+ * check of the target against the deployment's address guard before ZAP ever sees it, and the
+ * session cookies of a login that belong to the target's host.
  */
+import { cookieDomainMatches } from '../../shared/cookie-domain.js';
 import { EgressError } from '../../shared/egress.js';
+import { urlScopeOf } from '../../shared/url-scope.js';
 import { EngineError, type EngineJob } from '../engine.js';
 
 /** Escapes a literal for a Java regular expression (what ZAP compiles the context's patterns with). */
@@ -12,27 +14,18 @@ function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
 
-/**
- * The regexes of the target's scope: everything under its path prefix (the directory of a file,
- * `/app/index.php` -> `/app/`; a path and what is below it, `/app` -> `/app` and `/app/...`).
- */
+/** The regexes of the target's scope (the rule of src/shared/url-scope.ts): everything under its path prefix, and the path itself. */
 export function scopeRegexes(target: string): string[] {
-  const url = new URL(target);
-  const regexes = [`^${escapeRegex(scopePrefix(target))}.*`];
-  if (!url.pathname.endsWith('/') && !lastSegment(url.pathname).includes('.')) regexes.push(`^${escapeRegex(url.origin + url.pathname)}(\\?.*)?$`);
+  const { origin, prefix, exact } = urlScopeOf(target);
+  const regexes = [`^${escapeRegex(origin + prefix)}.*`];
+  if (exact !== null) regexes.push(`^${escapeRegex(origin + exact)}(\\?.*)?$`);
   return regexes;
-}
-
-function lastSegment(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 /** `origin + path prefix` of the target: the URLs of its scope start with it (the alerts' `baseurl`). */
 export function scopePrefix(target: string): string {
-  const url = new URL(target);
-  const path = url.pathname;
-  const prefix = path.endsWith('/') ? path : lastSegment(path).includes('.') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path}/`;
-  return url.origin + prefix;
+  const { origin, prefix } = urlScopeOf(target);
+  return origin + prefix;
 }
 
 /**
@@ -65,10 +58,7 @@ export interface LoginCookie {
 export function cookieHeaderFor(target: string, cookies: readonly LoginCookie[]): string {
   const host = new URL(target).hostname.toLowerCase();
   return cookies
-    .filter((cookie) => {
-      const domain = (cookie.domain ?? host).toLowerCase().replace(/^\./, '');
-      return host === domain || host.endsWith(`.${domain}`);
-    })
+    .filter((cookie) => cookie.domain === undefined || cookieDomainMatches(host, cookie.domain))
     .map((cookie) => `${cookie.name}=${cookie.value}`)
     .join('; ');
 }

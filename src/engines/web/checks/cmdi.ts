@@ -9,7 +9,8 @@
  */
 import { randomInt } from 'node:crypto';
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { isTextInput, onInput, reportOn, sendWith } from './probe.js';
+import { onInput, reportOn, sendWith } from './probe.js';
+import { webRule } from './rule.js';
 import { proveDelayOnInput } from './timing.js';
 
 export const COMMAND_INJECTION = 'rampart:web-command-injection';
@@ -64,11 +65,11 @@ async function proveOutput(ctx: CheckContext, point: InputPoint): Promise<{ proo
 }
 
 /** The cmdi check(s). */
-export const CHECKS: WebCheck[] = [{ id: 'cmdi', kind: 'active', appliesTo: isTextInput, testInput }];
+export const CHECKS: WebCheck[] = [{ id: 'cmdi', kind: 'active', testInput }];
 
 /** The rules its findings use (rows of the web severity table). */
 export const RULES: WebRule[] = [
-  {
+  webRule({
     ruleId: COMMAND_INJECTION,
     name: 'OS command injection',
     description:
@@ -86,9 +87,8 @@ export const RULES: WebRule[] = [
     ],
     threat: 'Critical',
     cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
-    cvssBase: 9.8,
     reason:
       'One request over the network, with no privileges and no user interaction (an authenticated page may warrant PR:L, 8.8), runs arbitrary commands on the server ' +
       'as the application: full loss of confidentiality, integrity and availability of what it can reach.',
-  },
+  }),
 ];

@@ -7,6 +7,7 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { webRule } from './rule.js';
 
 export const CRLF_RULE_ID = 'rampart:web-crlf-injection';
 
@@ -62,7 +63,7 @@ export const CRLF_CHECK: WebCheck = {
 export const CHECKS: WebCheck[] = [CRLF_CHECK];
 
 export const RULES: WebRule[] = [
-  {
+  webRule({
     ruleId: CRLF_RULE_ID,
     name: 'CRLF injection (HTTP response splitting)',
     description:
@@ -77,8 +78,7 @@ export const RULES: WebRule[] = [
     ],
     threat: 'Medium',
     cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
-    cvssBase: 6.1,
     reason:
       "Rated as reflected XSS, what it most often leads to: a victim must open a crafted link (UI:R), the injected headers or body act in the victim's browser, another scope (S:C), on what the victim can read and do (C:L/I:L). Cache poisoning would raise it; the scan does not prove that.",
-  },
+  }),
 ];

@@ -37,14 +37,6 @@ export async function whileBudgetLasts(ctx: CheckContext, work: () => Promise<vo
   }
 }
 
-/** Whether a browser renders the response as HTML (declared so, or undeclared and looking like markup; not a download). */
-export function isHtml(response: WebResponse): boolean {
-  if (/^\s*attachment/i.test(response.headers['content-disposition'] ?? '')) return false;
-  const type = response.headers['content-type'];
-  if (type === undefined) return /^\s*</.test(response.body);
-  return /^\s*(?:text\/html|application\/xhtml\+xml)\b/i.test(type);
-}
-
 /** How the evidence names an input: `query parameter q`. */
 export function describeInput(point: InputPoint): string {
   const where = { query: 'query parameter', body: 'form field', header: 'header', cookie: 'cookie' }[point.location];
@@ -54,11 +46,6 @@ export function describeInput(point: InputPoint): string {
 /** The location fields of a finding on an input: its endpoint's URL and method, its name and where it is. */
 export function locationOf(point: InputPoint): Pick<WebFindingDraft, 'url' | 'method' | 'parameter' | 'location'> {
   return { url: point.endpoint.url, method: point.endpoint.method, parameter: point.name, location: point.location };
-}
-
-/** Query and form inputs, file fields excepted (the upload check's). */
-export function isTextInput(point: InputPoint): boolean {
-  return (point.location === 'query' || point.location === 'body') && point.fieldType !== 'file';
 }
 
 /** The endpoint sent with this one input set to `value`; network failures throw (see `onInput`). */

@@ -8,8 +8,10 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { elementsOf, isExecutableScript, parseHtml, textOf } from './html-contexts.js';
+import { isHtml } from './html.js';
 import { jsStateAt } from './js-scan.js';
-import { describeInput, isHtml, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { webRule } from './rule.js';
 
 export const OPEN_REDIRECT_RULE_ID = 'rampart:web-open-redirect';
 
@@ -123,7 +125,7 @@ export const OPEN_REDIRECT_CHECK: WebCheck = {
 export const CHECKS: WebCheck[] = [OPEN_REDIRECT_CHECK];
 
 export const RULES: WebRule[] = [
-  {
+  webRule({
     ruleId: OPEN_REDIRECT_RULE_ID,
     name: 'Open redirect',
     description:
@@ -137,8 +139,7 @@ export const RULES: WebRule[] = [
     ],
     threat: 'Medium',
     cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
-    cvssBase: 6.1,
     reason:
       "NVD's usual rating of open redirects: a victim must follow a crafted link (UI:R), the harm happens on another site (S:C), limited to what the victim is tricked into giving or doing there (C:L/I:L).",
-  },
+  }),
 ];

@@ -1,7 +1,8 @@
 /**
  * Error messages database servers and their drivers print when a query does not parse, by DBMS:
- * what error-based SQL injection looks for in a page (and the passive check may, for leaks). Each
- * pattern is specific to a database's own wording so that ordinary text never matches.
+ * what error-based SQL injection looks for in a page, and the passive error-disclosure check
+ * (passive/disclosure.ts) on every page. Each pattern is specific to a database's own wording so
+ * that ordinary text never matches.
  */
 
 /** The database families the signatures name. */
@@ -27,6 +28,7 @@ const SIGNATURES: Array<{ dbms: Dbms; patterns: RegExp[] }> = [
       /\bpg_(?:query|exec|prepare)\(\)[^<\n]{0,40}:/i,
       /\borg\.postgresql\.util\.PSQLException\b|\bNpgsql\.(?:PostgresException|NpgsqlException)\b/,
       /\bPostgreSQL\b[^<\n]{0,40}\bERROR:/,
+      /\bPG::[A-Z]\w+Error\b/,
     ],
   },
   {
@@ -35,13 +37,13 @@ const SIGNATURES: Array<{ dbms: Dbms; patterns: RegExp[] }> = [
       /Unclosed quotation mark (?:after|before) the character string/i,
       /\[Microsoft\]\[(?:ODBC )?(?:SQL Server|SQL Native Client|ODBC Driver \d+ for SQL Server)\]/i,
       /\bSystem\.Data\.SqlClient\.SqlException\b|\bMicrosoft\.Data\.SqlClient\.SqlException\b/,
-      /\bMicrosoft OLE DB Provider for SQL Server\b/i,
+      /\bMicrosoft OLE DB Provider for (?:SQL Server|ODBC Drivers)\b/i,
       /Incorrect syntax near '[^'\n]{0,80}'/,
     ],
   },
   {
     dbms: 'Oracle',
-    patterns: [/\bORA-0(?:0933|0921|1756|0936|1740)\b[^<\n]{0,120}/, /\bquoted string not properly terminated\b/i, /\boracle\.jdbc\.driver\b/],
+    patterns: [/\bORA-\d{5}\b[^<\n]{0,120}/, /\bquoted string not properly terminated\b/i, /\boracle\.jdbc\.driver\b/],
   },
   {
     dbms: 'SQLite',
@@ -55,13 +57,14 @@ const SIGNATURES: Array<{ dbms: Dbms; patterns: RegExp[] }> = [
   { dbms: 'IBM Db2', patterns: [/\bDB2 SQL error: SQLCODE=-\d+/i, /\bSQLCODE=-\d+, SQLSTATE=\w+/] },
 ];
 
+/** Every signature with its DBMS, in the order `findSqlError` tries them. */
+export const SQL_ERROR_SIGNATURES: ReadonlyArray<{ dbms: Dbms; pattern: RegExp }> = SIGNATURES.flatMap(({ dbms, patterns }) => patterns.map((pattern) => ({ dbms, pattern })));
+
 /** The first database error in `text`: the DBMS and the matched text; null when none. */
 export function findSqlError(text: string): { dbms: Dbms; match: string } | null {
-  for (const { dbms, patterns } of SIGNATURES) {
-    for (const pattern of patterns) {
-      const found = pattern.exec(text);
-      if (found) return { dbms, match: found[0] };
-    }
+  for (const { dbms, pattern } of SQL_ERROR_SIGNATURES) {
+    const found = pattern.exec(text);
+    if (found) return { dbms, match: found[0] };
   }
   return null;
 }

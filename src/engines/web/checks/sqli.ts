@@ -8,7 +8,8 @@
  *   when neither of the others proved anything, since it is the slowest and the most fragile.
  */
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { isTextInput, onInput, reportOn, sendWith } from './probe.js';
+import { onInput, reportOn, sendWith } from './probe.js';
+import { webRule } from './rule.js';
 import { findSqlError, type Dbms } from './sql-errors.js';
 import { proveBoolean } from './sqli-boolean.js';
 import { proveDelayOnInput } from './timing.js';
@@ -79,11 +80,11 @@ async function proveError(ctx: CheckContext, point: InputPoint, baseline: WebRes
 }
 
 /** The sqli check(s). */
-export const CHECKS: WebCheck[] = [{ id: 'sqli', kind: 'active', appliesTo: isTextInput, testInput }];
+export const CHECKS: WebCheck[] = [{ id: 'sqli', kind: 'active', testInput }];
 
 /** The rules its findings use (rows of the web severity table). */
 export const RULES: WebRule[] = [
-  {
+  webRule({
     ruleId: SQL_INJECTION,
     name: 'SQL injection',
     description:
@@ -102,9 +103,8 @@ export const RULES: WebRule[] = [
     ],
     threat: 'Critical',
     cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
-    cvssBase: 9.8,
     reason:
       'Exploitable over the network with a single request, no privileges and no user interaction (on an authenticated scan the page may need a login, which an ' +
       'assessor may lower to PR:L, 8.8); the injected SQL runs with the application\'s database rights, so confidentiality, integrity and availability of its data are lost.',
-  },
+  }),
 ];

@@ -9,6 +9,7 @@
 import { randomInt } from 'node:crypto';
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { webRule } from './rule.js';
 
 export const SSTI_RULE_ID = 'rampart:web-ssti';
 
@@ -97,7 +98,7 @@ export const SSTI_CHECK: WebCheck = {
 export const CHECKS: WebCheck[] = [SSTI_CHECK];
 
 export const RULES: WebRule[] = [
-  {
+  webRule({
     ruleId: SSTI_RULE_ID,
     name: 'Server-side template injection',
     description:
@@ -112,8 +113,7 @@ export const RULES: WebRule[] = [
     ],
     threat: 'Critical',
     cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
-    cvssBase: 9.8,
     reason:
       'Reported only once evaluation is proven (two random products computed, not the bare arithmetic). Template evaluation is code execution in the engines this syntax belongs to (public escapes exist for each: Nunjucks and EJS reach the Function constructor, Jinja2 the Python runtime), by any client, without a victim: the full C/I/A impact on the server. Behind a login, PR:L gives 8.8.',
-  },
+  }),
 ];

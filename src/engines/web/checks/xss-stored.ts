@@ -7,7 +7,9 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebClient, WebResponse, WebRule } from '../contract.js';
 import { describeHit, findExecutable, xssCode } from './html-contexts.js';
-import { describeInput, isHtml, locationOf, probeInput, sendProbe, whileBudgetLasts } from './probe.js';
+import { isHtml } from './html.js';
+import { describeInput, locationOf, probeInput, sendProbe, whileBudgetLasts } from './probe.js';
+import { webRule } from './rule.js';
 
 export const STORED_XSS_RULE_ID = 'rampart:web-xss-stored';
 
@@ -103,7 +105,7 @@ export const STORED_XSS_CHECK: WebCheck = {
   testSite: (ctx) => whileBudgetLasts(ctx, () => findStored(ctx)),
 };
 
-export const STORED_XSS_RULE: WebRule = {
+export const STORED_XSS_RULE: WebRule = webRule({
   ruleId: STORED_XSS_RULE_ID,
   name: 'Stored cross-site scripting',
   description:
@@ -118,7 +120,6 @@ export const STORED_XSS_RULE: WebRule = {
   ],
   threat: 'High',
   cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:L/I:L/A:N',
-  cvssBase: 7.2,
   reason:
     'Above reflected XSS: the attacker needs no victim to open a crafted link, since anyone browsing the page in the normal way runs the script, again and again until the entry is removed (UI:N); it runs in the browser, a different scope from the server (S:C), with what the visitor can read and do (C:L/I:L). The scan submitted the form with its own session only: behind a login, PR:L gives 6.4.',
-};
+});

@@ -7,8 +7,10 @@
  */
 import type { CheckContext, InputPoint, WebCheck, WebRule } from '../contract.js';
 import { anElement, describeHit, findExecutable, reflectionContexts, xssCode, type ReflectionContext } from './html-contexts.js';
+import { isHtml } from './html.js';
 import type { JsState } from './js-scan.js';
-import { describeInput, isHtml, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { webRule } from './rule.js';
 import { STORED_XSS_CHECK, STORED_XSS_RULE } from './xss-stored.js';
 
 export const REFLECTED_XSS_RULE_ID = 'rampart:web-xss-reflected';
@@ -126,7 +128,7 @@ export const REFLECTED_XSS_CHECK: WebCheck = {
 export const CHECKS: WebCheck[] = [REFLECTED_XSS_CHECK, STORED_XSS_CHECK];
 
 export const RULES: WebRule[] = [
-  {
+  webRule({
     ruleId: REFLECTED_XSS_RULE_ID,
     name: 'Reflected cross-site scripting',
     description:
@@ -141,9 +143,8 @@ export const RULES: WebRule[] = [
     ],
     threat: 'Medium',
     cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
-    cvssBase: 6.1,
     reason:
       'The usual rating of reflected XSS: no privileges needed, but a victim must open a crafted link (UI:R); the script runs in the browser, a different security scope from the server (S:C), and reaches what the victim can read and do on the site (C:L/I:L).',
-  },
+  }),
   STORED_XSS_RULE,
 ];

@@ -1,8 +1,6 @@
-/**
- * The scope of a web scan: the start URL's scheme, host, port and path prefix. The prefix is the
- * start path's directory when its last segment names a file (`/app/index.php` -> `/app/`), and
- * the path itself and everything below it otherwise (`/app` -> `/app` and `/app/...`).
- */
+/** The scope of a web scan (the rule: src/shared/url-scope.ts), as the client checks every URL against it. */
+import { urlScopeOf } from '../../../shared/url-scope.js';
+
 export interface Scope {
   /** `http://host:port` of the start URL. */
   readonly origin: string;
@@ -12,12 +10,7 @@ export interface Scope {
 }
 
 export function createScope(start: string): Scope {
-  const base = new URL(start);
-  const origin = base.origin;
-  const path = base.pathname;
-  const last = path.slice(path.lastIndexOf('/') + 1);
-  const prefix = path.endsWith('/') ? path : last.includes('.') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path}/`;
-  const exact = path.endsWith('/') ? null : path;
+  const { origin, prefix, exact } = urlScopeOf(start);
   return {
     origin,
     prefix,

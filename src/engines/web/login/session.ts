@@ -3,6 +3,7 @@
  * (contract.ts `LoginSession`): the cookies that belong to the target, the page's storage, and an
  * `authorization: Bearer` header when the storage holds a token (the rule: `bearerToken`).
  */
+import { cookieDomainMatches } from '../../../shared/cookie-domain.js';
 import type { BrowserCookie, LoginSession } from '../contract.js';
 
 /** What the runner (assets/login-runner.py) writes: every cookie of the browser, the current page's storage. */
@@ -28,17 +29,10 @@ const OPAQUE = /^[\w.~+/=-]{20,4096}$/;
  */
 export function toLoginSession(state: BrowserState, startUrl: string): LoginSession {
   const host = new URL(startUrl).hostname.toLowerCase();
-  const cookies = state.cookies.filter((cookie) => cookie.domain === undefined || domainMatches(host, cookie.domain));
+  const cookies = state.cookies.filter((cookie) => cookie.domain === undefined || cookieDomainMatches(host, cookie.domain));
   const storage = { local: state.local, session: state.session };
   const token = bearerToken(storage);
   return { cookies, storage, headers: token ? { authorization: `Bearer ${token}` } : {} };
-}
-
-/** RFC 6265 5.1.3 domain-match; a leading dot (a cookie for subdomains too) is ignored. */
-function domainMatches(host: string, cookieDomain: string): boolean {
-  const domain = cookieDomain.replace(/^\./, '').toLowerCase();
-  if (host === domain) return true;
-  return host.endsWith(`.${domain}`) && !/^[\d.]+$|:/.test(host);
 }
 
 /**

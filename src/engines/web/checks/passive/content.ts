@@ -5,9 +5,9 @@
  * test of the text says the page may have something to find.
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
-import { elementsOf, type Element } from '../html.js';
+import { elementsOf, isHtml, type Element } from '../html.js';
 import { firstTime } from '../once.js';
-import { isHtml, isHttps, withoutQuery } from './seen.js';
+import { isHttps, withoutQuery } from './response.js';
 
 /** Elements whose clear-text source a network attacker reads or replaces, with the attribute holding it. */
 function insecureResource(element: Element): string | null {

@@ -5,7 +5,7 @@
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
 import { firstTime } from '../once.js';
-import { isHttps, originOf, withoutQuery } from './seen.js';
+import { isHttps, originOf, withoutQuery } from './response.js';
 
 /** One Set-Cookie line, its attributes lower-cased. */
 export interface SetCookie {

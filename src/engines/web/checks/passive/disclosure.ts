@@ -6,8 +6,10 @@
  * One finding per rule and URL (query left out).
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
+import { isHtml } from '../html.js';
 import { firstTime } from '../once.js';
-import { isHtml, withoutQuery } from './seen.js';
+import { SQL_ERROR_SIGNATURES } from '../sql-errors.js';
+import { withoutQuery } from './response.js';
 
 /** A named signature. */
 interface Signature {
@@ -35,14 +37,8 @@ const STACK_TRACES: Signature[] = [
   { what: 'Ruby stack trace', pattern: /[\w/.-]+\.rb:\d+:in [`'][^'\n]+'/ },
 ];
 
-const SQL_ERRORS: Signature[] = [
-  { what: 'MySQL/MariaDB error', pattern: /You have an error in your SQL syntax|check the manual that (?:corresponds to|fits) your (?:MySQL|MariaDB) server version|\bmysqli?_[a-z_]+\(\) expects parameter|Warning: mysqli?_|MySqlException|com\.mysql\.jdbc\.exceptions/i },
-  { what: 'PostgreSQL error', pattern: /\bPG::[A-Z]\w+Error|PSQLException|ERROR:\s+syntax error at or near|unterminated quoted string at or near|\bpg_(?:query|exec)\(\):/ },
-  { what: 'Microsoft SQL Server error', pattern: /Unclosed quotation mark after the character string|Microsoft OLE DB Provider for (?:SQL Server|ODBC Drivers)|\[Microsoft\]\[ODBC SQL Server Driver\]|System\.Data\.SqlClient\.SqlException|Incorrect syntax near '[^'\n]*'/ },
-  { what: 'Oracle error', pattern: /\bORA-\d{5}: |quoted string not properly terminated|oracle\.jdbc\.driver/ },
-  { what: 'SQLite error', pattern: /SQLite3?::(?:SQL)?Exception|SQLITE_ERROR|sqlite3\.OperationalError|System\.Data\.SQLite\.SQLiteException/ },
-  { what: 'SQL error (SQLSTATE)', pattern: /SQLSTATE\[\w+\]|\bDB2 SQL error\b/ },
-];
+/** The DBMS errors error-based SQL injection looks for (one list: checks/sql-errors.ts). */
+const SQL_ERRORS: Signature[] = SQL_ERROR_SIGNATURES.map(({ dbms, pattern }) => ({ what: `${dbms} error`, pattern }));
 
 /** The first signature the body shows and the request did not send. */
 function match(signatures: Signature[], response: WebResponse): { what: string; text: string } | null {

@@ -5,7 +5,7 @@
  */
 import type { CheckContext, WebCheck, WebResponse } from '../../contract.js';
 import { firstTime } from '../once.js';
-import { isHtmlPage, isHttps, originOf, withoutQuery } from './seen.js';
+import { isHtmlPage, isHttps, originOf, withoutQuery } from './response.js';
 
 /** A site-wide header finding, once per origin. */
 function reportSiteWide(ctx: CheckContext, response: WebResponse, ruleId: string, summary: string, highlight?: string): void {

@@ -1,10 +1,6 @@
-/** What the passive checks share: which responses are HTML pages, and the location of a page-level finding. */
+/** What the passive checks read of a response: whether it is an HTML page, its origin, and the location of a page-level finding. */
 import type { WebResponse } from '../../contract.js';
-
-/** An HTML document the server answered with (content-type says so). */
-export function isHtml(response: WebResponse): boolean {
-  return /\b(?:text\/html|application\/xhtml\+xml)\b/i.test(response.headers['content-type'] ?? '');
-}
+import { isHtml } from '../html.js';
 
 /** A successful HTML page (2xx). */
 export function isHtmlPage(response: WebResponse): boolean {
