@@ -6,6 +6,7 @@
  * the test application and nothing on its safe twins.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -229,6 +230,16 @@ test('the engine refuses targets other than URLs, and login scripts without a ru
     collect(engine.run(jobFor([{ kind: 'url', value: 'http://127.0.0.1:9/' }], { loginScript: 'print(1)' }))),
     (error: unknown) => error instanceof EngineError && error.kind === 'config' && /Authenticated scans need the login script runner/.test(error.message),
   );
+});
+
+test('a start URL that redirects out of the scope makes the run incomplete, saying where it went', async (t) => {
+  const server = http.createServer((_request, response) => response.writeHead(301, { location: 'https://127.0.0.1:9/' }).end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => server.close(resolve)));
+  const start = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  const events = await collect(createWebEngine({ checks: [echoCheck], rules: [TEST_RULE] }).run(jobFor([{ kind: 'url', value: start }])));
+  const incomplete = events.flatMap((e) => (e.type === 'incomplete' ? [e.message] : []));
+  assert.ok(incomplete.some((m) => m.includes(`${start} redirects to https://127.0.0.1:9/`)), JSON.stringify(incomplete));
 });
 
 test('a run: identity, crawl, passive and active checks, one finding per weakness with its location and evidence, failures logged, progress to 100', async (t) => {

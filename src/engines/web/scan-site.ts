@@ -169,6 +169,9 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
     log('info', `Left alone (they look destructive or end the session; allow_destructive opts in): ${crawled.destructiveSkipped.slice(0, 10).join(', ')}${crawled.destructiveSkipped.length > 10 ? ` and ${crawled.destructiveSkipped.length - 10} more` : ''}.`);
   }
   if (crawled.failures > 0) log('warn', `${crawled.failures} pages of ${scan.url} could not be fetched (network errors or timeouts).`);
+  if (crawled.startLeftScope !== null) {
+    incomplete.push(`${scan.url} redirects to ${crawled.startLeftScope}, outside the scan's scope (scheme, host, port and path of the target), so the site behind it was not scanned: scan that URL instead.`);
+  }
   if (crawled.stoppedBy === 'pages') incomplete.push(`The crawl of ${scan.url} stopped at ${applied.maxPages} pages (max_pages): pages beyond were not tested.`);
   await flushWithProgress(scan, flush, CRAWL_END);
 

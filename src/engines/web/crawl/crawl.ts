@@ -44,6 +44,8 @@ export interface CrawlOutcome {
   failures: number;
   /** Links and forms left alone because they look destructive. */
   destructiveSkipped: string[];
+  /** Where the start page redirected when that is outside the scope (not followed: little or nothing was crawled). */
+  startLeftScope: string | null;
 }
 
 /** Files that hold no links and no inputs: never fetched. */
@@ -59,7 +61,7 @@ interface Pending {
 export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
   const { client, site, signal } = options;
   const seen = new Set<string>();
-  const outcome: CrawlOutcome = { stoppedBy: null, failures: 0, destructiveSkipped: [] };
+  const outcome: CrawlOutcome = { stoppedBy: null, failures: 0, destructiveSkipped: [], startLeftScope: null };
   let next: Pending[] = [];
   let fetched = 0;
 
@@ -131,6 +133,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
     throw error;
   }
   fetched++;
+  const leaving = first.status >= 300 && first.status < 400 ? first.headers.location : undefined;
+  if (leaving !== undefined) {
+    try {
+      const target = new URL(leaving, first.url).href;
+      if (!options.client.inScope(target)) outcome.startLeftScope = target;
+    } catch {
+      // A Location that is no URL: nothing was left for.
+    }
+  }
   site.start = first.url;
   site.pages.push({ url: options.start, response: first, depth: 0 });
   read(first, 0);
