@@ -276,6 +276,10 @@ test("authenticated scans: the login's session goes to ZAP as replacer rules sco
     { description: `${contextName}-authorization`, ...rule, matchString: 'authorization', replacement: 'Bearer tok' },
   ]);
   assert.ok(zap.paths().indexOf('replacer/action/addRule') < zap.paths().indexOf('spider/action/scan'), 'the session is in place before the spider');
+  for (const call of zap.calls.filter((c) => c.path === 'replacer/action/addRule')) {
+    assert.equal(call.method, 'POST', 'actions are form POSTs');
+    assert.ok(!call.target.includes('?'), `the session stays out of the URL: ${call.target}`);
+  }
   assert.deepEqual(paramsOf(zap, 'replacer/action/removeRule'), [{ description: `${contextName}-cookie` }, { description: `${contextName}-authorization` }]);
   assert.equal(findingsOf(events).length, 5);
 

@@ -34,6 +34,10 @@ export interface ZapCall {
   /** `spider/action/scan` */
   path: string;
   params: Record<string, string>;
+  /** `GET`, or `POST` for a form POST (the parameters then in the body, not the URL). */
+  method: string;
+  /** The request's path and query as sent: what a log of the daemon would show. */
+  target: string;
 }
 
 export interface ZapReplayOptions {
@@ -68,13 +72,15 @@ export async function startZapReplay(t: TestContext, options: ZapReplayOptions):
   const served = new Map<string, number>();
   const waiters: Array<{ path: string; resolve: (call: ZapCall) => void }> = [];
 
-  const answer = (request: http.IncomingMessage): { status: number; body: Json } => {
+  const answer = (request: http.IncomingMessage, form: string): { status: number; body: Json } => {
     const url = new URL(request.url ?? '/', 'http://zap');
+    // ZAP takes the parameters from the query or, for a form POST, from the body (API.java).
+    if (request.method === 'POST') for (const [key, value] of new URLSearchParams(form)) url.searchParams.set(key, value);
     const match = /^\/JSON\/([^/]+\/(?:view|action)\/[^/]+)\/$/.exec(url.pathname);
     if (!match) return ERRORS.bad_view!;
     const endpointPath = match[1]!;
     const params = Object.fromEntries(url.searchParams);
-    const call = { path: endpointPath, params };
+    const call = { path: endpointPath, params, method: request.method ?? 'GET', target: request.url ?? '' };
     calls.push(call);
     for (const waiter of waiters.filter((w) => w.path === endpointPath)) {
       waiters.splice(waiters.indexOf(waiter), 1);
@@ -96,8 +102,12 @@ export async function startZapReplay(t: TestContext, options: ZapReplayOptions):
   };
 
   const server = http.createServer((request, response) => {
-    const { status, body } = answer(request);
-    response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const { status, body } = answer(request, Buffer.concat(chunks).toString('utf8'));
+      response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise((resolve) => server.close(resolve)));

@@ -60,12 +60,21 @@ export function createZapApi(settings: ZapApiSettings): ZapApi {
     async call(path, params, signal) {
       const query = new URLSearchParams();
       for (const [key, value] of Object.entries(params)) if (value !== undefined) query.set(key, String(value));
-      const endpoint = `${base}/JSON/${path}/?${query}`;
+      // Actions are form POSTs: what they carry (a login session's cookies in a replacer rule) stays
+      // out of URLs, and so out of ZAP's and any proxy's request logs. Views are GETs.
+      const action = path.includes('/action/');
+      const endpoint = action ? `${base}/JSON/${path}/` : `${base}/JSON/${path}/?${query}`;
       const deadline = AbortSignal.timeout(timeoutMs);
       let response: Response;
       let text: string;
       try {
-        response = await fetch(endpoint, { headers: { 'X-ZAP-API-Key': settings.apiKey, accept: 'application/json' }, signal: AbortSignal.any([signal, deadline]), redirect: 'manual' });
+        response = await fetch(endpoint, {
+          method: action ? 'POST' : 'GET',
+          headers: { 'X-ZAP-API-Key': settings.apiKey, accept: 'application/json', ...(action ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+          ...(action ? { body: query.toString() } : {}),
+          signal: AbortSignal.any([signal, deadline]),
+          redirect: 'manual',
+        });
         text = await response.text();
       } catch (error) {
         if (signal.aborted) throw error;
