@@ -165,7 +165,11 @@ export interface InputPoint {
   fieldType?: string;
 }
 
-/** One page the crawler fetched (HTML or not), with what the passive checks and stored XSS read. */
+/**
+ * One page the crawler fetched (HTML or not). Its response keeps the status, headers and URL; the
+ * body is not kept (the crawler and the passive checks read it when it came): fetch the page again
+ * to read it.
+ */
 export interface CrawledPage {
   url: string;
   response: WebResponse;

@@ -116,8 +116,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
       if (error instanceof OutOfScope) return;
       throw error;
     }
-    site.pages.push({ url: href, response, depth: item.depth });
     read(response, item.depth);
+    site.pages.push({ url: href, response: withoutBody(response), depth: item.depth });
     await options.onProgress?.(fetched, fetched + next.length);
   };
 
@@ -143,8 +143,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
     }
   }
   site.start = first.url;
-  site.pages.push({ url: options.start, response: first, depth: 0 });
   read(first, 0);
+  site.pages.push({ url: options.start, response: withoutBody(first), depth: 0 });
 
   try {
     await readSeeds(options, (url, source) => addLink(url, options.start, 1, source));
@@ -206,4 +206,12 @@ async function readSeeds(options: CrawlOptions, add: (url: string, source: 'robo
       } else add(url, 'sitemap');
     }
   }
+}
+
+/**
+ * A page as the site map keeps it: its body was read (links, forms, the passive checks) when it
+ * came, and is not kept, so that memory does not grow with pages times their size.
+ */
+function withoutBody(response: WebResponse): WebResponse {
+  return { ...response, body: '', request: { ...response.request, body: '' } };
 }
