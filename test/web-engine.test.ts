@@ -267,6 +267,42 @@ test('a run: identity, crawl, passive and active checks, one finding per weaknes
   assert.deepEqual(hits(app, DESTRUCTIVE_HITS), []);
 });
 
+test('a check of a whole form runs alone on it: the checks of its inputs do not submit the form meanwhile, and submit it together', async (t) => {
+  const app = await startVulnApp(t);
+  const { requestFor } = await import('../src/engines/web/inputs.js');
+  const isProfile = (url: string): boolean => new URL(url).pathname === '/crawl/profile';
+  let inputsInFlight = 0;
+  let mostInputsAtOnce = 0;
+  const seenByFormCheck: number[] = [];
+  const inputCheck: WebCheck = {
+    id: 'test-input-submits',
+    kind: 'active',
+    appliesTo: (point) => point.location === 'body' && isProfile(point.endpoint.url),
+    async testInput(point, ctx) {
+      mostInputsAtOnce = Math.max(mostInputsAtOnce, ++inputsInFlight);
+      try {
+        for (let i = 0; i < 3; i++) await ctx.client.send(requestFor(point.endpoint, { point, value: ctx.token() }));
+      } finally {
+        inputsInFlight--;
+      }
+    },
+  };
+  const formCheck: WebCheck = {
+    id: 'test-form-state',
+    kind: 'active',
+    async testEndpoint(endpoint, ctx) {
+      if (endpoint.method !== 'POST' || !isProfile(endpoint.url)) return;
+      seenByFormCheck.push(inputsInFlight);
+      await ctx.client.send(requestFor(endpoint, {}));
+      seenByFormCheck.push(inputsInFlight);
+    },
+  };
+  const engine = createWebEngine({ checks: [inputCheck, formCheck], rules: [] });
+  await collect(engine.run(jobFor([{ kind: 'url', value: `${app.url}crawl/` }])));
+  assert.deepEqual(seenByFormCheck, [0, 0], 'no input check was submitting the form while the form check ran');
+  assert.ok(mostInputsAtOnce > 1, 'the input checks on the form still ran side by side');
+});
+
 test('the options: checks and exclude_checks choose the checks, max_requests makes the run incomplete, rates are capped by the deployment', async (t) => {
   const app = await startVulnApp(t);
   const engine = createWebEngine({ checks: [echoCheck, passiveCheck], rules: [TEST_RULE, PASSIVE_RULE] });
