@@ -2,14 +2,16 @@
  * The web scanner (issue 16): the crawler against the test application (links of every kind,
  * forms, robots.txt, sitemap.xml, script URLs, scope, limits, destructive links left alone), the
  * engine (targets, login and lost sessions, options), findings and their evidence, the rule table
- * in docs/WEB-SCANNER.md, and a ZAP scan through the API that must find every vulnerable page of
- * the test application and nothing on its safe twins.
+ * in docs/WEB-SCANNER.md, and ZAP scans through the API that must find every vulnerable page of
+ * the test application and nothing on its safe twins: one of the open application, one of its
+ * authenticated variant signed in by a Selenium login script (skipped without python3-selenium,
+ * chromium and chromium-driver), and one whose login script fails.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startBackground } from '../src/runs/background.js';
 import { ALL_RULES } from '../src/engines/web/checks/index.js';
@@ -20,6 +22,7 @@ import { looksDestructive } from '../src/engines/web/crawl/destructive.js';
 import { createSessionKeeper } from '../src/engines/web/crawl/session.js';
 import { createFindingSink, evidenceOf } from '../src/engines/web/findings.js';
 import { createWebClient } from '../src/engines/web/http/client.js';
+import { loginScriptSupport } from '../src/engines/web/login/support.js';
 import { applyWebOptions, webOptionsSchema } from '../src/engines/web/options.js';
 import { renderWebRuleTable, webRuleProblem } from '../src/engines/web/severity.js';
 import { createWebEngine } from '../src/engines/web/web.engine.js';
@@ -278,6 +281,42 @@ test('a run: identity, crawl, passive and active checks, one finding per weaknes
   assert.deepEqual(hits(app, DESTRUCTIVE_HITS), []);
 });
 
+test('a check of a whole form runs alone on it: the checks of its inputs do not submit the form meanwhile, and submit it together', async (t) => {
+  const app = await startVulnApp(t);
+  const { requestFor } = await import('../src/engines/web/inputs.js');
+  const isProfile = (url: string): boolean => new URL(url).pathname === '/crawl/profile';
+  let inputsInFlight = 0;
+  let mostInputsAtOnce = 0;
+  const seenByFormCheck: number[] = [];
+  const inputCheck: WebCheck = {
+    id: 'test-input-submits',
+    kind: 'active',
+    appliesTo: (point) => point.location === 'body' && isProfile(point.endpoint.url),
+    async testInput(point, ctx) {
+      mostInputsAtOnce = Math.max(mostInputsAtOnce, ++inputsInFlight);
+      try {
+        for (let i = 0; i < 3; i++) await ctx.client.send(requestFor(point.endpoint, { point, value: ctx.token() }));
+      } finally {
+        inputsInFlight--;
+      }
+    },
+  };
+  const formCheck: WebCheck = {
+    id: 'test-form-state',
+    kind: 'active',
+    async testEndpoint(endpoint, ctx) {
+      if (endpoint.method !== 'POST' || !isProfile(endpoint.url)) return;
+      seenByFormCheck.push(inputsInFlight);
+      await ctx.client.send(requestFor(endpoint, {}));
+      seenByFormCheck.push(inputsInFlight);
+    },
+  };
+  const engine = createWebEngine({ checks: [inputCheck, formCheck], rules: [] });
+  await collect(engine.run(jobFor([{ kind: 'url', value: `${app.url}crawl/` }])));
+  assert.deepEqual(seenByFormCheck, [0, 0], 'no input check was submitting the form while the form check ran');
+  assert.ok(mostInputsAtOnce > 1, 'the input checks on the form still ran side by side');
+});
+
 test('the options: checks and exclude_checks choose the checks, max_requests makes the run incomplete, rates are capped by the deployment', async (t) => {
   const app = await startVulnApp(t);
   const engine = createWebEngine({ checks: [echoCheck, passiveCheck], rules: [TEST_RULE, PASSIVE_RULE] });
@@ -380,25 +419,27 @@ test('docs/WEB-SCANNER.md holds the rule table as the code renders it, and every
   assert.match(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), /WEB-SCANNER\.md/, 'the README links the web scanner document');
 });
 
-test(`a ZAP scan through the API: the web scanner finds every vulnerable page of the test application and nothing on its safe twins (${STORE_KIND})`, { timeout: 300_000 }, async (t) => {
-  const db = await startVulnDatabase(t);
-  if (!db) t.diagnostic('MariaDB is not installed (Debian package mariadb-server): the SQL pages were left out');
-  const app = await startVulnApp(t, { db });
+/** Rampart's API with a worker (the scans' runs), and an account that may scan loopback. */
+async function startScanService(t: TestContext) {
   const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.0/8', RAMPART_WORKER_POLL_MS: '50', RAMPART_RATE_LIMITS: 'pro=100000' } });
   const user = await signUp(ctx, { role: 'pro' });
   const silent = { info() {}, warn() {}, error() {} };
   const background = startBackground({ db: ctx.store.db, config: ctx.config, guard: ctx.app.ctx.guard, queue: ctx.app.ctx.queue, log: silent, worker: true, scheduler: false });
   t.after(() => background.stop());
+  return { ctx, user };
+}
 
+/** Creates a one-time ZAP scan of `target` through POST /api/new-scan and waits for its run to complete. */
+async function runZapScan({ ctx, user }: Awaited<ReturnType<typeof startScanService>>, target: string, extra: Record<string, unknown>) {
   const created = await ctx.app.inject({
     method: 'POST',
     url: '/api/new-scan',
     headers: user.auth,
-    payload: { scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: app.url, engine_options: { rate_per_second: 200 } },
+    payload: { scan_name: 'web', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: target, ...extra },
   });
   assert.equal(created.statusCode, 200, created.body);
   const uuid = created.json().uuid as string;
-  const run = await waitFor(
+  return waitFor(
     'the ZAP scan to complete',
     async () => {
       const runs = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: user.auth })).json().runs;
@@ -406,14 +447,14 @@ test(`a ZAP scan through the API: the web scanner finds every vulnerable page of
     },
     280_000,
   );
-  assert.equal(run.outcome, 'succeeded', run.error);
-  assert.equal(run.engine, 'rampart-web');
-  assert.equal(run.engine_version, '0.1.0');
+}
 
-  // The crawl ran through the API's worker: it reached a page only the sitemap names, and left destructive pages alone.
-  assert.ok(hits(app, CRAWL_HITS).includes('/crawl/only-in-sitemap'));
-  assert.deepEqual(hits(app, DESTRUCTIVE_HITS), []);
-
+/**
+ * What every scan of the test application must show: a finding for each page with `expect` (its
+ * rule, parameter and method), evidence with the request, a CWE and a solution on each finding,
+ * and no active check's finding on a safe twin (each would be a false positive).
+ */
+async function assertEveryVulnerablePageFound({ ctx, user }: Awaited<ReturnType<typeof startScanService>>, app: VulnApp): Promise<void> {
   const findings = await ctx.store.db.selectFrom('findings').selectAll().where('user_id', '=', user.userId).execute();
   const described = findings.map((f) => `${f.rule_id} ${f.method} ${f.url} ${f.parameter}`);
   for (const p of app.pages.filter((p) => p.expect)) {
@@ -421,7 +462,6 @@ test(`a ZAP scan through the API: the web scanner finds every vulnerable page of
     const found = findings.some((f) => f.rule_id === ruleId && f.url !== null && new URL(f.url).pathname === p.path && f.parameter === parameter && (method === undefined || f.method === method));
     assert.ok(found, `${p.path}: a ${ruleId} finding on ${parameter ?? 'the page'} (found: ${described.join('; ')})`);
   }
-  // No active check's finding on a safe twin: each would be a false positive.
   const passive = new Set(PASSIVE_RULES.map((rule) => rule.ruleId));
   const onTwins = findings.filter((f) => f.url !== null && new URL(f.url).pathname.startsWith('/safe/') && !passive.has(f.rule_id));
   assert.deepEqual(onTwins.map((f) => `${f.rule_id} ${f.url} ${f.parameter}`), [], 'false positives on safe twins');
@@ -430,24 +470,53 @@ test(`a ZAP scan through the API: the web scanner finds every vulnerable page of
     assert.ok(f.cwe, `${f.rule_id} has a CWE`);
     assert.ok(f.solution, `${f.rule_id} has a solution`);
   }
+}
 
-  // An authenticated scan: the run hands the stored login script to the engine, which (without a
-  // login runner on this deployment; with one, this script makes no session) fails the run saying so.
-  const authenticated = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/new-scan',
-    headers: user.auth,
-    payload: {
-      scan_name: 'web login', scan_type: 'ZAP', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: app.url,
-      zap_authenticated: true, zap_login_script: Buffer.from('driver.get(target_url)\n').toString('base64'),
-    },
-  });
-  assert.equal(authenticated.statusCode, 200, authenticated.body);
-  const failed = await waitFor('the authenticated scan to end', async () => {
-    const runs = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${authenticated.json().uuid}/runs`, headers: user.auth })).json().runs;
-    return runs[0]?.status === 'completed' ? runs[0] : undefined;
-  });
-  assert.equal(failed.outcome, 'failed');
-  assert.equal(failed.error_kind, 'config');
-  assert.match(failed.error, /login script/i, 'the run says the login script is what failed');
+/** The test application's database, or null (the SQL pages left out) without MariaDB. */
+async function startDatabaseOrSay(t: TestContext) {
+  const db = await startVulnDatabase(t);
+  if (!db) t.diagnostic('MariaDB is not installed (Debian package mariadb-server): the SQL pages were left out');
+  return db;
+}
+
+test(`a ZAP scan through the API: the web scanner finds every vulnerable page of the test application and nothing on its safe twins (${STORE_KIND})`, { timeout: 300_000 }, async (t) => {
+  const app = await startVulnApp(t, { db: await startDatabaseOrSay(t) });
+  const service = await startScanService(t);
+  const run = await runZapScan(service, app.url, { engine_options: { rate_per_second: 200 } });
+  assert.equal(run.outcome, 'succeeded', run.error);
+  assert.equal(run.engine, 'rampart-web');
+  assert.equal(run.engine_version, '0.1.0');
+
+  // The crawl ran through the API's worker: it reached a page only the sitemap names, and left destructive pages alone.
+  assert.ok(hits(app, CRAWL_HITS).includes('/crawl/only-in-sitemap'));
+  assert.deepEqual(hits(app, DESTRUCTIVE_HITS), []);
+  await assertEveryVulnerablePageFound(service, app);
+});
+
+const loginFixture = (name: string): string => fs.readFileSync(path.join(ROOT, 'test/fixtures/login', name)).toString('base64');
+
+test(`an authenticated ZAP scan through the API: the Selenium login script signs in, and every vulnerable page behind the login is found, nothing on the safe twins (${STORE_KIND})`, { timeout: 300_000 }, async (t) => {
+  const support = loginScriptSupport();
+  if (!support.ok) return t.skip(support.reason);
+  const app = await startVulnApp(t, { db: await startDatabaseOrSay(t), login: true });
+  const service = await startScanService(t);
+  const run = await runZapScan(service, app.url, { engine_options: { rate_per_second: 200 }, zap_authenticated: true, zap_login_script: loginFixture('global-driver.py') });
+  assert.equal(run.outcome, 'succeeded', run.error);
+  assert.ok(app.logins() >= 1, 'the login script signed in to the application');
+  assert.equal(app.logouts(), 0, 'the crawler never requested /logout');
+  assert.deepEqual(hits(app, DESTRUCTIVE_HITS), []);
+  await assertEveryVulnerablePageFound(service, app);
+});
+
+test(`an authenticated ZAP scan whose login script fails fails its run with the script's own error output (${STORE_KIND})`, { timeout: 120_000 }, async (t) => {
+  const support = loginScriptSupport();
+  if (!support.ok) return t.skip(support.reason);
+  const app = await startVulnApp(t, { login: true });
+  const run = await runZapScan(await startScanService(t), app.url, { zap_authenticated: true, zap_login_script: loginFixture('failing.py') });
+  assert.equal(run.outcome, 'failed');
+  assert.equal(run.error_kind, 'config');
+  assert.match(run.error, /The login script failed:\nTraceback \(most recent call last\):\n/, "the script's own error output");
+  assert.match(run.error, /driver\.find_element\(By\.ID, "user-name"\)/, 'the line that failed');
+  assert.match(run.error, /NoSuchElementException/);
+  assert.equal(app.logins(), 0);
 });

@@ -14,6 +14,8 @@ import { crawl, type CrawlOutcome } from './crawl/crawl.js';
 import { createSessionKeeper, showsLostSession } from './crawl/session.js';
 import { createFindingSink } from './findings.js';
 import { createWebClient } from './http/client.js';
+// The timing checks' shared/exclusive lock, here guarding forms.
+import { TimingLock as FormLock } from './checks/timing-lock.js';
 import { inputsOf, isTextInput } from './inputs.js';
 import type { AppliedWebOptions } from './options.js';
 
@@ -187,6 +189,22 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
 
 type Unit = { kind: 'input'; check: WebCheck; point: InputPoint } | { kind: 'endpoint'; check: WebCheck; endpoint: Endpoint };
 
+/**
+ * The lock of a unit's form, when the unit changes state through it (a POST form), shared by the
+ * forms posting to the same action. A check of the whole form (`testEndpoint`: CSRF, upload)
+ * proves what it reports by what the form stored: it holds the lock alone, while the checks of
+ * single inputs (which submit the same form with their payloads, and hold it together) would
+ * otherwise overwrite its marker between its post and the page it reads back.
+ */
+function formLockOf(locks: Map<string, FormLock>, unit: Unit): FormLock | undefined {
+  const endpoint = unit.kind === 'input' ? unit.point.endpoint : unit.endpoint;
+  if (endpoint.method !== 'POST') return undefined;
+  const key = endpoint.url.replace(/[?#].*$/, '');
+  let lock = locks.get(key);
+  if (!lock) locks.set(key, (lock = new FormLock()));
+  return lock;
+}
+
 /** The active checks; resolves true when the budget or the time ran out before they all ran. */
 async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => Promise<void>): Promise<boolean> {
   const active = scan.checks.filter((check) => check.kind === 'active');
@@ -220,13 +238,20 @@ async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => P
     }
   };
   let done = 0;
+  const formLocks = new Map<string, FormLock>();
+  const runUnit = (unit: Unit): Promise<void> =>
+    unit.kind === 'input'
+      ? attempt(unit.check, `${unit.point.endpoint.method} ${unit.point.endpoint.url} (${unit.point.name})`, () => unit.check.testInput!(unit.point, ctx))
+      : attempt(unit.check, `${unit.endpoint.method} ${unit.endpoint.url}`, () => unit.check.testEndpoint!(unit.endpoint, ctx));
   try {
     await runPool(
       units[Symbol.iterator](),
       scan.applied.concurrency,
       async (unit) => {
-        if (unit.kind === 'input') await attempt(unit.check, `${unit.point.endpoint.method} ${unit.point.endpoint.url} (${unit.point.name})`, () => unit.check.testInput!(unit.point, ctx));
-        else await attempt(unit.check, `${unit.endpoint.method} ${unit.endpoint.url}`, () => unit.check.testEndpoint!(unit.endpoint, ctx));
+        const lock = formLockOf(formLocks, unit);
+        if (!lock) await runUnit(unit);
+        else if (unit.kind === 'endpoint') await lock.runExclusive(() => runUnit(unit));
+        else await lock.runShared(() => runUnit(unit));
         done++;
         await flushWithProgress(scan, flush, CRAWL_END + ((INPUTS_END - CRAWL_END) * done) / Math.max(units.length, 1));
       },

@@ -69,6 +69,8 @@ export interface VulnApp {
   credentials: { username: string; password: string };
   /** Sessions created so far (the authenticated variant): a test sees the login happen. */
   logins: () => number;
+  /** Requests for `/logout` so far, with or without a session (the authenticated variant): a scan must not end its own session. */
+  logouts: () => number;
   ctx: VulnAppContext;
   app: FastifyInstance;
 }
@@ -111,6 +113,7 @@ export async function startVulnApp(t: TestContext, options: { db?: Pool | null; 
   const pages = ALL_PAGES.filter((p) => !p.needsDb || ctx.db);
   const sessions = new Set<string>();
   let logins = 0;
+  let logouts = 0;
 
   const app = Fastify({ logger: false });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -133,6 +136,7 @@ export async function startVulnApp(t: TestContext, options: { db?: Pool | null; 
   if (options.login) {
     app.addHook('onRequest', async (request, reply) => {
       const route = request.url.replace(/\?.*$/, '');
+      if (route === '/logout') logouts++;
       if (route === '/' || route === '/login' || route === '/robots.txt' || loggedIn(request)) return;
       await reply.redirect('/login', 302);
     });
@@ -168,5 +172,5 @@ export async function startVulnApp(t: TestContext, options: { db?: Pool | null; 
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => app.close());
   const port = (app.server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/`, port, pages, credentials: CREDENTIALS, logins: () => logins, ctx, app };
+  return { url: `http://127.0.0.1:${port}/`, port, pages, credentials: CREDENTIALS, logins: () => logins, logouts: () => logouts, ctx, app };
 }

@@ -69,7 +69,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlOutcome> {
     if (seen.has(endpoint.key)) return;
     const where = new URL(endpoint.url);
     if (!options.allowDestructive && looksDestructive(`${where.pathname}?${new URLSearchParams(endpoint.query).toString()}`, label)) {
-      if (outcome.destructiveSkipped.length < 50) outcome.destructiveSkipped.push(`${endpoint.method} ${endpointHref(endpoint)}`);
+      // Named once, however many pages link it (a sign-out link on every page).
+      const named = `${endpoint.method} ${endpointHref(endpoint)}`;
+      if (outcome.destructiveSkipped.length < 50 && !outcome.destructiveSkipped.includes(named)) outcome.destructiveSkipped.push(named);
       return;
     }
     seen.add(endpoint.key);
