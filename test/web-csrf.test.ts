@@ -83,6 +83,13 @@ async function startForumSite(t: TestContext): Promise<string> {
         return html(200, `<p>Saved: ${nickname}</p>`);
       }
       if (request.url === '/profile') return html(200, `<p>${nickname}</p><form method="post" action="/profile"><input name="nickname"></form>`, { 'set-cookie': 'sess=ok; Path=/; HttpOnly; SameSite=Lax' });
+      // A form that refuses every value with a validation error, the value refilled: nothing is saved.
+      if (request.url === '/phone' && request.method === 'POST') {
+        if (!session) return html(401, '<p>Please sign in.</p>');
+        const phone = new URLSearchParams(body).get('phone') ?? '';
+        return html(200, `<p>Please enter a valid phone number.</p><form method="post" action="/phone"><input name="phone" value="${phone.replace(/"/g, '&quot;')}"></form>`);
+      }
+      if (request.url === '/phone') return html(200, '<form method="post" action="/phone"><input name="phone"></form>', { 'set-cookie': 'sess=ok; Path=/; HttpOnly' });
       return html(404, 'Not found');
     });
   });
@@ -103,4 +110,15 @@ test('csrf: a form anyone may post without a session is not reported; one behind
   assert.match(run.drafts[0]!.summary, /sess is SameSite=Lax or Strict/);
   // The guestbook accepted the anonymous post, so the check stopped there: one POST, without cookies.
   assert.deepEqual(run.responses.filter((r) => r.request.url.endsWith('/guestbook') && r.request.method === 'POST').map((r) => r.request.headers.cookie), [undefined]);
+});
+
+test('csrf: a post whose answer only refills the form (a validation error) stored nothing and is not reported', async (t) => {
+  const base = await startForumSite(t);
+  const run = startCheckRun(t, base);
+  await run.visit('/phone');
+  await check!.testEndpoint!(formEndpoint(base, '/phone', [{ name: 'phone', type: 'text', value: '' }]), run.ctx);
+  assert.deepEqual(run.drafts, []);
+  // It did post with the session, then looked for the marker on the form's page fetched again.
+  assert.ok(run.responses.some((r) => r.request.url.endsWith('/phone') && r.request.method === 'POST' && r.request.headers.cookie?.includes('sess=ok')));
+  assert.ok(run.responses.filter((r) => r.request.url.endsWith('/phone') && r.request.method === 'GET').length >= 2);
 });

@@ -93,7 +93,10 @@ async function testEndpoint(endpoint: Endpoint, ctx: CheckContext): Promise<void
     const forged = forgedFields(endpoint.body!.fields, marker);
     const answer = await sendProbe(ctx, requestFor({ ...endpoint, body: { ...endpoint.body!, fields: forged.fields } }, { headers: crossSite }), { followRedirects: true });
     if (!answer || refused(answer)) return;
-    const shown = answer.body.includes(marker) ? answer : await sendProbe(ctx, { method: 'GET', url: endpoint.foundOn }, { followRedirects: true });
+    // Stored, not merely echoed: the marker must come back on a page fetched after the post (the
+    // page a post-redirect-get led to, or the form's page fetched again), never in the post's own
+    // answer, which may only refill the form (a validation error saves nothing).
+    const shown = answer.redirects.length > 0 && answer.body.includes(marker) ? answer : await sendProbe(ctx, { method: 'GET', url: endpoint.foundOn }, { followRedirects: true });
     if (!shown?.body.includes(marker)) return;
     const protectedBy = sameSiteProtected(ctx, endpoint.url, [formPage]);
     const token = forged.omitted.length > 0 ? `without its anti-forgery field${forged.omitted.length > 1 ? 's' : ''} ${forged.omitted.join(', ')} (the server does not check ${forged.omitted.length > 1 ? 'them' : 'it'})` : 'which has no anti-forgery token';
