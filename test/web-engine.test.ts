@@ -235,6 +235,31 @@ test('the engine refuses targets other than URLs, and login scripts without a ru
   );
 });
 
+test('a budget spent by the checks (not the crawl) makes the run incomplete, and the units left are not started', async (t) => {
+  const server = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/a?x=1">a</a> <a href="/b?y=1">b</a>'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => server.close(resolve)));
+  const start = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  let started = 0;
+  // A check that probes until the budget stops it, returning quietly as the contract asks.
+  const greedy: WebCheck = {
+    id: 'greedy',
+    kind: 'active',
+    async testInput(point, ctx) {
+      started++;
+      try {
+        for (let i = 0; i < 100; i++) await ctx.client.send({ method: 'GET', url: `${point.endpoint.url}?${point.name}=${i}` });
+      } catch (error) {
+        if (!(error instanceof BudgetExhausted)) throw error;
+      }
+    },
+  };
+  const events = await collect(createWebEngine({ checks: [greedy], rules: [] }).run(jobFor([{ kind: 'url', value: start }], { options: { max_requests: 30, concurrency: 1 } })));
+  const incomplete = events.flatMap((e) => (e.type === 'incomplete' ? [e.message] : []));
+  assert.ok(incomplete.some((m) => /ran out of its request budget/.test(m)), JSON.stringify(incomplete));
+  assert.equal(started, 1, 'the second input was not started once the budget was spent');
+});
+
 test('a start URL that redirects out of the scope makes the run incomplete, saying where it went', async (t) => {
   const server = http.createServer((_request, response) => response.writeHead(301, { location: 'https://127.0.0.1:9/' }).end());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

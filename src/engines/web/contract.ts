@@ -105,6 +105,8 @@ export interface WebClient {
   inScope(url: string): boolean;
   /** Requests sent so far (every attempt that reached the network). */
   readonly requestsSent: number;
+  /** The request budget or the scan's time is spent: `send` throws `BudgetExhausted` from now on. */
+  readonly spent: boolean;
   /** The session's cookies as `name=value` pairs for a URL. */
   cookieHeader(url: string): string;
   /** Replaces the session (e.g. after a login): cookies as a browser reports them. */

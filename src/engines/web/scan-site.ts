@@ -248,6 +248,11 @@ async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => P
       units[Symbol.iterator](),
       scan.applied.concurrency,
       async (unit) => {
+        // Checks end quietly on a spent budget (the contract); the units left are not started.
+        if (ctx.client.spent) {
+          exhausted = true;
+          throw new BudgetExhausted("the scan's request budget or time is spent.");
+        }
         const lock = formLockOf(formLocks, unit);
         if (!lock) await runUnit(unit);
         else if (unit.kind === 'endpoint') await lock.runExclusive(() => runUnit(unit));
@@ -259,6 +264,10 @@ async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => P
     );
     for (const [i, check] of active.entries()) {
       if (!check.testSite || scan.signal.aborted) continue;
+      if (ctx.client.spent) {
+        exhausted = true;
+        break;
+      }
       await attempt(check, 'the site', () => check.testSite!(ctx));
       await flushWithProgress(scan, flush, INPUTS_END + ((100 - INPUTS_END) * (i + 1)) / active.length);
     }
@@ -268,7 +277,8 @@ async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => P
   if (failures > FAILURES_LOGGED) ctx.log('warn', `${failures - FAILURES_LOGGED} more check runs failed.`);
   if (networkErrors > 0) ctx.log('warn', `${networkErrors} check runs on ${scan.url} stopped on network errors or timeouts; what they tested is not proven either way.`);
   await flush();
-  return exhausted;
+  // A check that met the spent budget returned quietly: the client knows it was met.
+  return exhausted || ctx.client.spent;
 }
 
 const lastPercent = new WeakMap<SiteScan, number>();

@@ -136,6 +136,9 @@ export function createWebClient(options: WebClientOptions): WebClient {
     get requestsSent() {
       return sent;
     },
+    get spent() {
+      return sent >= options.maxRequests || Date.now() >= options.deadline;
+    },
     cookieHeader: (url) => jar.getCookieStringSync(url),
     setHeaders(headers) {
       sessionHeaders = lowerCaseKeys(headers);
