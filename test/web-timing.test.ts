@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WebResponse } from '../src/engines/web/contract.js';
-import { TimingLock } from '../src/engines/web/checks/timing-lock.js';
+import { SharedExclusiveLock } from '../src/engines/web/checks/shared-exclusive-lock.js';
 import { chooseDelays, judgeDelays, profileLatency, proveDelay, showsDelay, type DelayProbe } from '../src/engines/web/checks/timing.js';
 import { EgressError } from '../src/shared/egress-error.js';
 
@@ -157,7 +157,7 @@ describe('timing: the scan\'s timing lock', () => {
   const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
   it('shared holders run together; a confirmation waits for them and runs alone, before shared holders that came after it', async () => {
-    const lock = new TimingLock();
+    const lock = new SharedExclusiveLock();
     const events: string[] = [];
     const [a, b, confirm, c] = [gated(events, 'baseline a'), gated(events, 'screen b'), gated(events, 'confirmation', true), gated(events, 'screen c')];
     const outcomes = Promise.allSettled([lock.runShared(a.work), lock.runShared(b.work), lock.runExclusive(confirm.work), lock.runShared(c.work)]);

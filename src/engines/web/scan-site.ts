@@ -14,8 +14,7 @@ import { crawl, type CrawlOutcome } from './crawl/crawl.js';
 import { createSessionKeeper, showsLostSession } from './crawl/session.js';
 import { createFindingSink } from './findings.js';
 import { createWebClient } from './http/client.js';
-// The timing checks' shared/exclusive lock, here guarding forms.
-import { TimingLock as FormLock } from './checks/timing-lock.js';
+import { SharedExclusiveLock } from './checks/shared-exclusive-lock.js';
 import { inputsOf, isTextInput } from './inputs.js';
 import type { AppliedWebOptions } from './options.js';
 
@@ -196,12 +195,12 @@ type Unit = { kind: 'input'; check: WebCheck; point: InputPoint } | { kind: 'end
  * single inputs (which submit the same form with their payloads, and hold it together) would
  * otherwise overwrite its marker between its post and the page it reads back.
  */
-function formLockOf(locks: Map<string, FormLock>, unit: Unit): FormLock | undefined {
+function formLockOf(locks: Map<string, SharedExclusiveLock>, unit: Unit): SharedExclusiveLock | undefined {
   const endpoint = unit.kind === 'input' ? unit.point.endpoint : unit.endpoint;
   if (endpoint.method !== 'POST') return undefined;
   const key = endpoint.url.replace(/[?#].*$/, '');
   let lock = locks.get(key);
-  if (!lock) locks.set(key, (lock = new FormLock()));
+  if (!lock) locks.set(key, (lock = new SharedExclusiveLock()));
   return lock;
 }
 
@@ -238,7 +237,7 @@ async function runActiveChecks(scan: SiteScan, ctx: CheckContext, flush: () => P
     }
   };
   let done = 0;
-  const formLocks = new Map<string, FormLock>();
+  const formLocks = new Map<string, SharedExclusiveLock>();
   const runUnit = (unit: Unit): Promise<void> =>
     unit.kind === 'input'
       ? attempt(unit.check, `${unit.point.endpoint.method} ${unit.point.endpoint.url} (${unit.point.name})`, () => unit.check.testInput!(unit.point, ctx))

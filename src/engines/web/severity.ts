@@ -9,14 +9,18 @@ import { threatFromCvss } from '../engine.js';
 import { ALL_RULES } from './checks/index.js';
 import type { WebRule } from './contract.js';
 
-const byId = new Map<string, WebRule>(ALL_RULES.map((rule) => [rule.ruleId, rule]));
-
-/** The rule of `ruleId`; an unknown id is a bug in a check and throws. */
-export function ruleOf(ruleId: string): WebRule {
-  const rule = byId.get(ruleId);
-  if (!rule) throw new Error(`The web scanner has no rule ${ruleId} (checks/index.ts ALL_RULES).`);
-  return rule;
+/** The lookup of a rule by id among `rules`; an unknown id is a bug in a check and throws. */
+export function ruleLookup(rules: readonly WebRule[]): (ruleId: string) => WebRule {
+  const byId = new Map(rules.map((rule) => [rule.ruleId, rule]));
+  return (ruleId) => {
+    const rule = byId.get(ruleId);
+    if (!rule) throw new Error(`The web scanner has no rule ${ruleId} (checks/index.ts ALL_RULES).`);
+    return rule;
+  };
 }
+
+/** The rule of `ruleId` among every check's rules. */
+export const ruleOf = ruleLookup(ALL_RULES);
 
 /** What is wrong with a rule's rating, or null: a vector that parses and scores its base score and its threat, a reason, a CWE. */
 export function webRuleProblem(rule: WebRule): string | null {

@@ -13,7 +13,7 @@ import { untilAborted } from '../../shared/until-aborted.js';
 import { EngineError, type Engine, type EngineEvent, type EngineJob } from '../engine.js';
 import { ALL_CHECKS } from './checks/index.js';
 import type { LoginRunner, WebCheck, WebRule } from './contract.js';
-import { ruleOf } from './severity.js';
+import { ruleLookup, ruleOf } from './severity.js';
 import { applyWebOptions, webOptionsSchema, type WebOptionCaps } from './options.js';
 import { scanSite } from './scan-site.js';
 
@@ -62,16 +62,6 @@ async function* runJob(job: EngineJob, settings: WebEngineSettings): AsyncGenera
   );
 }
 
-/** A lookup over `rules`; an unknown id throws (a bug in a check). */
-function rulesOf(rules: WebRule[]): (ruleId: string) => WebRule {
-  const byId = new Map(rules.map((rule) => [rule.ruleId, rule]));
-  return (ruleId) => {
-    const rule = byId.get(ruleId);
-    if (!rule) throw new Error(`The web scanner has no rule ${ruleId}.`);
-    return rule;
-  };
-}
-
 async function produceEvents(
   job: EngineJob,
   settings: WebEngineSettings,
@@ -98,7 +88,7 @@ async function produceEvents(
         applied,
         checks,
         login: settings.login,
-        rules: settings.rules ? rulesOf(settings.rules) : ruleOf,
+        rules: settings.rules ? ruleLookup(settings.rules) : ruleOf,
         budget,
         signal,
         emit,

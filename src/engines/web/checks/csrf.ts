@@ -12,6 +12,7 @@
  * Session cookies the server marked SameSite=Lax or Strict keep browsers from sending them with a
  * cross-site POST: the finding is still reported, with a lower quality of detection, and says so.
  */
+import { looksDestructive } from '../crawl/destructive.js';
 import type { CheckContext, Endpoint, FormField, WebCheck, WebResponse, WebRule } from '../contract.js';
 import { requestFor } from '../inputs.js';
 import { isSessionCookieName, parseSetCookies } from './passive/cookies.js';
@@ -19,7 +20,6 @@ import { sendProbe, whileBudgetLasts } from './probe.js';
 import { webRule } from './rule.js';
 
 const TOKEN_NAME = /csrf|xsrf|token|authenticity|nonce|verification|anti.?forgery|form_key|__requestverificationtoken/i;
-const DESTRUCTIVE = /delete|remove|drop|destroy|truncate|reset|logout|log.?off|sign.?out|unsubscribe|deactivate|close.?account|uninstall|wipe/i;
 const SEARCH_ACTION = /search|find|query|filter|lookup/i;
 const SEARCH_FIELD = /^(?:q|query|search|s|keywords?|term|filter)$/i;
 const LOGIN_ACTION = /log.?in|sign.?in|auth|session/i;
@@ -32,7 +32,7 @@ function skipReason(endpoint: Endpoint, ctx: CheckContext): string | null {
   const visible = fields.filter((f) => f.type !== 'hidden' && f.type !== 'submit' && f.type !== 'button' && f.type !== 'file');
   const passwords = fields.filter((f) => f.type === 'password');
   const action = new URL(endpoint.url).pathname;
-  if (!ctx.allowDestructive && (DESTRUCTIVE.test(action) || fields.some((f) => DESTRUCTIVE.test(f.name) || (f.type === 'submit' && DESTRUCTIVE.test(f.value))))) return 'it looks destructive';
+  if (!ctx.allowDestructive && looksDestructive(action, ...fields.map((f) => f.name), ...fields.filter((f) => f.type === 'submit').map((f) => f.value))) return 'it looks destructive';
   if (passwords.length === 1 && (LOGIN_ACTION.test(action) || visible.length <= 2)) return 'it is a login form';
   if (SEARCH_ACTION.test(action) || (visible.length > 0 && visible.every((f) => SEARCH_FIELD.test(f.name)))) return 'it is a search form';
   if (!fields.some((f) => TEXT_TYPES.has(f.type) && !TOKEN_NAME.test(f.name))) return 'it has no text field to carry a marker';

@@ -8,7 +8,7 @@
  * 2. two delays are chosen from it (`chooseDelays`): short = at least 2 s and twice the slowest
  *    sample, long = twice short; a page too slow for a short delay of 5 s is not tested;
  * 3. a payload asking for `short` seconds must take at least `short`, and half of `short` more
- *    than the slowest sample (`showsDelay`); then, alone in the scan (timing-lock.ts), the same
+ *    than the slowest sample (`showsDelay`); then, alone in the scan (shared-exclusive-lock.ts), the same
  *    payload asks for `short` seconds again, for `long` seconds, and for zero (the control);
  * 4. `judgeDelays`: both delays shown, their difference matches `long - short` within the
  *    tolerance (the spread, and at least 40 % of `short`), and the control is as fast as the page
@@ -21,7 +21,7 @@
 import { EgressError } from '../../../shared/egress-error.js';
 import type { CheckContext, InputPoint, WebResponse } from '../contract.js';
 import { inputLine, sendWith } from './probe.js';
-import { TimingLock, timingLockOf } from './timing-lock.js';
+import { SharedExclusiveLock, timingLockOf } from './shared-exclusive-lock.js';
 
 /** Baseline samples taken per input. */
 export const BASELINE_SAMPLES = 5;
@@ -144,7 +144,7 @@ export async function proveDelay(
   probes: DelayProbe[],
   signal: AbortSignal,
   onRejected: (why: string) => void = () => {},
-  lock: TimingLock = new TimingLock(),
+  lock: SharedExclusiveLock = new SharedExclusiveLock(),
 ): Promise<DelayProof | null> {
   const delays = chooseDelays(profile);
   if (!delays) {

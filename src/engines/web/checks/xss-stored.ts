@@ -5,6 +5,7 @@
  * form stores markup another visitor's browser executes (`testSite`). The finding names the
  * submitting form's input; its evidence is the submission and the page that runs the code.
  */
+import { looksDestructive } from '../crawl/destructive.js';
 import type { CheckContext, InputPoint, WebCheck, WebClient, WebResponse, WebRule } from '../contract.js';
 import { describeHit, findExecutable, xssCode } from './html-contexts.js';
 import { isHtml } from './html.js';
@@ -20,7 +21,6 @@ const MAX_PAGES = 100;
 const SKIPPED_TYPES = new Set(['file', 'password', 'checkbox', 'radio', 'select', 'submit', 'button', 'image', 'reset']);
 
 /** Paths the re-fetch never requests unless the user allowed destructive requests. */
-const DESTRUCTIVE = /(?:log-?out|sign-?out|delete|remove|destroy|reset|drop|setup|install)/i;
 
 /**
  * The stored payload: it leaves a quoted attribute, a `<title>`, a `<textarea>`, a script and a
@@ -68,7 +68,7 @@ function pagesToRevisit(ctx: CheckContext, submissions: Submission[]): string[] 
       }
     }
   }
-  return [...urls].filter((url) => ctx.client.inScope(url) && (ctx.allowDestructive || !DESTRUCTIVE.test(new URL(url).pathname))).slice(0, MAX_PAGES);
+  return [...urls].filter((url) => ctx.client.inScope(url) && (ctx.allowDestructive || !looksDestructive(new URL(url).pathname))).slice(0, MAX_PAGES);
 }
 
 async function findStored(ctx: CheckContext): Promise<void> {

@@ -46,14 +46,15 @@ const ERROR_OUTPUT_BYTES = 2048;
 const EXIT = { scriptFailed: 1, noSelenium: 3, noBrowser: 4 } as const;
 const SCRIPT_NAME = 'login_script.py';
 
-/** The login runner of one run. */
+/** The login runner of a deployment (the runner asset and the account are read at the first login, not at start-up). */
 export function createLoginRunner(options: LoginRunnerOptions): LoginRunner {
   const programs = { ...DEFAULT_PROGRAMS, ...pickPrograms(options) };
-  // Copied into each login's directory: `nobody` may not be able to read Rampart's install directory.
-  const runnerSource = readFileSync(runnerPath(), 'utf8');
-  const account = unprivilegedAccount();
+  let prepared: { runnerSource: string; account: ReturnType<typeof unprivilegedAccount> } | undefined;
   return async ({ script, startUrl, signal, egress }) => {
     if (signal.aborted) throw new EngineError('deadline', 'The login script was not run: the scan was stopped.');
+    // Copied into each login's directory: `nobody` may not be able to read Rampart's install directory.
+    prepared ??= { runnerSource: readFileSync(runnerPath(), 'utf8'), account: unprivilegedAccount() };
+    const { runnerSource, account } = prepared;
     const dir = await mkdtemp(path.join(options.tempRoot ?? os.tmpdir(), 'rampart-login-'));
     try {
       const scriptFile = path.join(dir, SCRIPT_NAME);

@@ -1,5 +1,8 @@
 /**
- * Keeps the scanner's own delays out of its timing measurements. On a server that answers one
+ * A shared/exclusive lock, and the one the timing checks share per scan. Also used by the engine
+ * (scan-site.ts) to keep a check of a whole form alone on that form.
+ *
+ * The timing lock keeps the scanner's own delays out of its timing measurements. On a server that answers one
  * request at a time, a sleep sent to one input delays every request behind it, and a check timing
  * another input would take that lag for a delay of its own (the way other scanners report
  * time-based injections that are not there).
@@ -11,7 +14,7 @@
  */
 
 /** A shared/exclusive lock, first come first served except that shared holders run together. */
-export class TimingLock {
+export class SharedExclusiveLock {
   private shared = 0;
   private exclusive = false;
   private readonly waiting: Array<{ exclusive: boolean; start: () => void }> = [];
@@ -51,13 +54,13 @@ export class TimingLock {
   }
 }
 
-const locks = new WeakMap<object, TimingLock>();
+const locks = new WeakMap<object, SharedExclusiveLock>();
 
 /** The timing lock of a scan (`scope`: its client). */
-export function timingLockOf(scope: object): TimingLock {
+export function timingLockOf(scope: object): SharedExclusiveLock {
   let lock = locks.get(scope);
   if (!lock) {
-    lock = new TimingLock();
+    lock = new SharedExclusiveLock();
     locks.set(scope, lock);
   }
   return lock;
