@@ -77,7 +77,9 @@ export async function openTestStore(t: TestContext, options: { migrate?: boolean
 
 export async function tempDir(t: TestContext): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rampart-test-'));
-  t.after(() => fs.rm(dir, { recursive: true, force: true }));
+  // Retried: `after` hooks run in the order they were added, so a process the test started later
+  // (a server on this data directory) may still be writing in it while it is removed.
+  t.after(() => fs.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   return dir;
 }
 

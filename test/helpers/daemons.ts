@@ -52,7 +52,9 @@ export async function freePort(): Promise<number> {
 /** A temporary directory removed after the test. */
 export async function tempDir(t: TestContext, prefix: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), `rampart-${prefix}-`));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  // Retried: `after` hooks run in the order they were added, so a process the test started later
+  // (a daemon in this directory) may still be writing in it while it is removed.
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   return dir;
 }
 
