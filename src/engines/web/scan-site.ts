@@ -5,7 +5,6 @@
  * then `testSite` once per check. Findings go through the de-duplicating sink as events.
  */
 import { randomBytes } from 'node:crypto';
-import type { Egress } from '../../shared/egress.js';
 import { EgressError } from '../../shared/egress.js';
 import { runPool } from '../../shared/pool.js';
 import type { EngineEvent, EngineJob } from '../engine.js';
@@ -108,7 +107,7 @@ export async function scanSite(scan: SiteScan): Promise<SiteOutcome> {
     if (session.active && response.request.headers.cookie !== undefined && showsLostSession(response)) void session.restore(session.generation);
   };
   const client = createWebClient({
-    egress: scan.job.egress as Egress,
+    egress: scan.job.egress,
     start: scan.url,
     signal,
     ratePerSecond: applied.ratePerSecond,

@@ -7,9 +7,8 @@
  * - time-based (timing.ts): `sleep` of two different lengths and a zero-length control.
  * POSIX shells only: Windows `cmd.exe` has no arithmetic an echo can prove this way.
  */
-import { randomInt } from 'node:crypto';
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { onInput, reportOn, sendWith } from './probe.js';
+import { onInput, randomProduct, reportOn, sendWith } from './probe.js';
 import { webRule } from './rule.js';
 import { proveDelayOnInput } from './timing.js';
 
@@ -40,10 +39,9 @@ async function testInput(point: InputPoint, ctx: CheckContext): Promise<void> {
 async function proveOutput(ctx: CheckContext, point: InputPoint): Promise<{ proof: WebResponse[]; summary: string; highlight: string } | null> {
   const computed = async (shape: string): Promise<{ response: WebResponse; marker: string; payload: string } | null> => {
     const token = ctx.token();
-    const a = randomInt(1000, 10000);
-    const b = randomInt(1000, 10000);
-    const payload = shape.replace('C', `echo ${token}$((${a}*${b}))`);
-    const marker = `${token}${a * b}`;
+    const { expression, product } = randomProduct();
+    const payload = shape.replace('C', `echo ${token}$((${expression}))`);
+    const marker = `${token}${product}`;
     const response = await sendWith(ctx, point, point.value + payload);
     return response.body.includes(marker) ? { response, marker, payload } : null;
   };

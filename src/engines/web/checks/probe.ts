@@ -6,6 +6,7 @@
  * injection, whose proofs are sequences of probes that one lost answer breaks). Either way a spent
  * budget or an aborted scan ends the check without a report, as the contract asks.
  */
+import { randomInt } from 'node:crypto';
 import { EgressError } from '../../../shared/egress-error.js';
 import { BudgetExhausted, OutOfScope, type CheckContext, type InputPoint, type SendOptions, type WebFindingDraft, type WebRequest, type WebResponse } from '../contract.js';
 import { requestFor } from '../inputs.js';
@@ -102,4 +103,11 @@ export function unreflect(body: string, probe: string, original: string): string
   const order = from.map((text, i) => i).sort((a, b) => from[b]!.length - from[a]!.length);
   for (const i of order) if (from[i]!) out = out.split(from[i]!).join(to[i]!);
   return out;
+}
+
+/** Two random four-digit factors and their product (seven or eight digits: never there by chance). */
+export function randomProduct(): { expression: string; product: string } {
+  const a = randomInt(1000, 10000);
+  const b = randomInt(1000, 10000);
+  return { expression: `${a}*${b}`, product: String(a * b) };
 }

@@ -6,9 +6,8 @@
  * stays unevaluated (so it is the template engine, not a calculator, that computes). Only inputs
  * whose value is reflected are tried: the product must be seen to be proven.
  */
-import { randomInt } from 'node:crypto';
 import type { CheckContext, InputPoint, WebCheck, WebResponse, WebRule } from '../contract.js';
-import { describeInput, locationOf, probeInput, whileBudgetLasts } from './probe.js';
+import { describeInput, locationOf, probeInput, randomProduct, whileBudgetLasts } from './probe.js';
 import { webRule } from './rule.js';
 
 export const SSTI_RULE_ID = 'rampart:web-ssti';
@@ -29,13 +28,6 @@ export const SYNTAXES: Syntax[] = [
   { wrap: (e) => `{${e}}`, family: 'Smarty or Latte' },
   { wrap: (e) => `@(${e})`, family: 'Razor (ASP.NET)' },
 ];
-
-/** Two random four-digit factors and their product (seven or eight digits: never there by chance). */
-function randomProduct(): { expression: string; product: string } {
-  const a = randomInt(1000, 10000);
-  const b = randomInt(1000, 10000);
-  return { expression: `${a}*${b}`, product: String(a * b) };
-}
 
 /** Sends `syntax` around a fresh product; the response and the product when it came back computed. */
 async function evaluates(ctx: CheckContext, point: InputPoint, wrap: (e: string) => string, before: string): Promise<{ response: WebResponse; payload: string; product: string } | null> {
