@@ -81,7 +81,7 @@ async function measureExport(token: string): Promise<string> {
     const response = await fetch(`${base}/api/vulnerabilities/export`, { headers: { authorization: `Bearer ${token}` } });
     let bytes = 0;
     let rows = 0;
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       bytes += chunk.length;
       for (const byte of chunk) if (byte === 0x0a) rows++;
     }

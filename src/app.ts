@@ -37,6 +37,10 @@ import { DeliverySchema, WebhookSchema } from './webhooks/webhooks.schema.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { routeCatalog } from './mcp/tools.js';
 import { createEngineRegistry, type EngineRegistry } from './engines/registry.js';
+import { isPagePath, webApplication } from './web/web.plugin.js';
+import { registerPages } from './web/web.routes.js';
+import { sendPage } from './web/render.js';
+import { ErrorPage } from './web/pages/error.page.js';
 
 export interface AppOptions {
   config: Config;
@@ -91,7 +95,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addSchema(TargetSchema);
   app.addSchema(WebhookSchema);
   app.addSchema(DeliverySchema);
-  registerErrorHandling(app, { baseUrl: config.baseUrl, bodyLimit: config.bodyLimit });
+  registerErrorHandling(app, {
+    baseUrl: config.baseUrl,
+    bodyLimit: config.bodyLimit,
+    // A browser asking for an unknown page gets the application's 404 page, not JSON.
+    notFoundPage: (request, reply) =>
+      request.method === 'GET' && isPagePath(request.url) && (request.headers.accept ?? '').includes('text/html')
+        ? sendPage(reply.header('content-security-policy', "default-src 'self'; frame-ancestors 'none'"), ErrorPage({ status: 404, user: null, csrfToken: '' }), 404)
+        : undefined,
+  });
   await registerOpenApi(app, config.baseUrl);
   await registerRateLimit(app, config);
   registerInputGuard(app);
@@ -123,5 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: '/api' },
   );
   await app.register(mcpRoutes, { routes });
+  // The web application at `/`: pages for people, on the same services as the API.
+  await app.register(async (scope) => webApplication(scope, { pages: registerPages }));
   return app;
 }

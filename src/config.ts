@@ -80,6 +80,14 @@ const EnvSchema = Type.Object({
   RAMPART_MAIL_RETRY_DELAYS: Type.String({ pattern: '^[0-9]+(,[0-9]+)*$', default: '60,300,1800,7200,21600' }),
   RAMPART_MCP_SESSION_IDLE: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
   RAMPART_MCP_SESSIONS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  RAMPART_REQUIRE_EMAIL_VERIFICATION: Type.Boolean({ default: true }),
+  RAMPART_SIGN_UP: Type.Boolean({ default: true }),
+  RAMPART_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 5, maximum: 43_200, default: 720 }),
+  RAMPART_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 8_760, default: 168 }),
+  RAMPART_OIDC_ISSUER: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  RAMPART_OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_OIDC_NAME: Type.String({ minLength: 1, maxLength: 60, default: 'single sign-on' }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -173,6 +181,13 @@ export interface Config {
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number; concurrency: number; caFile: string | undefined };
   /** Seconds to wait before each retry of a report email (attempts = retries + 1). */
   mailRetryDelaysSeconds: number[];
+  /**
+   * People in the web application: whether anyone may sign up, whether a new address must be
+   * verified before sign-in, and how long a browser session lasts (idle, and at most).
+   */
+  web: { signUp: boolean; requireEmailVerification: boolean; sessionIdleMinutes: number; sessionMaxHours: number };
+  /** OpenID Connect sign-in, when an issuer and client are configured; `name` labels the button. */
+  oidc: { issuer: string; clientId: string; clientSecret: string | undefined; name: string } | undefined;
   /** Lifetime of the signed report links of emails and webhook events, in seconds. */
   reportLinkTtlSeconds: number;
   /** Reports and the CSV export hide findings whose quality of detection is below this (0-100), unless a request says otherwise. */
@@ -258,6 +273,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       caFile: parsed.RAMPART_WEBHOOK_CA_FILE,
     },
     mailRetryDelaysSeconds: parsed.RAMPART_MAIL_RETRY_DELAYS.split(',').map(Number),
+    web: {
+      signUp: parsed.RAMPART_SIGN_UP,
+      requireEmailVerification: parsed.RAMPART_REQUIRE_EMAIL_VERIFICATION,
+      sessionIdleMinutes: parsed.RAMPART_SESSION_IDLE_MINUTES,
+      sessionMaxHours: parsed.RAMPART_SESSION_MAX_HOURS,
+    },
+    oidc:
+      parsed.RAMPART_OIDC_ISSUER && parsed.RAMPART_OIDC_CLIENT_ID
+        ? { issuer: parsed.RAMPART_OIDC_ISSUER, clientId: parsed.RAMPART_OIDC_CLIENT_ID, clientSecret: parsed.RAMPART_OIDC_CLIENT_SECRET, name: parsed.RAMPART_OIDC_NAME }
+        : undefined,
     reportLinkTtlSeconds: parsed.RAMPART_REPORT_LINK_TTL,
     minQod: parsed.RAMPART_MIN_QOD,
     mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },

@@ -12,7 +12,7 @@ import { deleteSetting, getOrInsertSetting } from './settings.queries.js';
 const GENERATED_KEY = 'jwt_signing_key';
 
 /** The uses of derived keys; each purpose gets a key of its own. */
-export type KeyPurpose = 'report-links';
+export type KeyPurpose = 'report-links' | 'csrf' | 'cookies';
 
 /** The generated secret once read, per store handle: it never changes while a process runs. */
 const generated = new WeakMap<Db, Promise<string>>();

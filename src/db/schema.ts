@@ -21,8 +21,59 @@ export interface UsersTable {
   password_hash: string | null;
   role: Role;
   email_verified_at: Date | null;
+  /** Set by an admin: the account can neither sign in nor use its keys and tokens. */
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+}
+
+/** A signed-in browser (src/accounts/sessions.service.ts). */
+export interface WebSessionsTable {
+  /** SHA-256 of the cookie's token. */
+  id_hash: string;
+  user_id: number;
+  created_at: CreatedAt;
+  last_seen_at: ColumnType<Date, Date | undefined, Date>;
+  /** Moves forward on use: a session left alone ends here. */
+  idle_expires_at: Date;
+  /** Never moves: every session ends here, used or not. */
+  expires_at: Date;
+  user_agent: string | null;
+  address: string | null;
+}
+
+/** Failed sign-ins per account email or client address, for lock-out and back-off. */
+export interface AuthThrottlesTable {
+  key: string;
+  failures: ColumnType<number, number | undefined, number>;
+  window_started_at: ColumnType<Date, Date | undefined, Date>;
+  locked_until: Date | null;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export type EmailTokenPurpose = 'verify-email' | 'reset-password' | 'change-email';
+
+/** A link sent by email: single use, expiring; only the token's SHA-256 is kept. */
+export interface EmailTokensTable {
+  token_hash: string;
+  user_id: number;
+  purpose: EmailTokenPurpose;
+  /** The address the link was sent to (the new address for change-email). */
+  email: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
+/** An OpenID Connect sign-in in flight, keyed by the SHA-256 of its `state`. */
+export interface OidcLoginsTable {
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  /** The local path to return to after sign-in. */
+  return_to: string;
+  expires_at: Date;
+  created_at: CreatedAt;
 }
 
 export interface ApiKeysTable {
@@ -366,6 +417,10 @@ export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   agent_registrations: AgentRegistrationsTable;
+  web_sessions: WebSessionsTable;
+  auth_throttles: AuthThrottlesTable;
+  email_tokens: EmailTokensTable;
+  oidc_logins: OidcLoginsTable;
   scans: ScansTable;
   runs: RunsTable;
   targets: TargetsTable;
@@ -391,3 +446,5 @@ export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type AgentRegistration = Selectable<AgentRegistrationsTable>;
+export type WebSession = Selectable<WebSessionsTable>;
+export type EmailToken = Selectable<EmailTokensTable>;

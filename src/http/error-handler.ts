@@ -79,7 +79,15 @@ export function clientErrorHandler(this: FastifyInstance, error: ConnectionError
   socket.destroy(error);
 }
 
-export function registerErrorHandling(app: FastifyInstance, options: { baseUrl: string; bodyLimit: number }): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: {
+    baseUrl: string;
+    bodyLimit: number;
+    /** Answers an unknown path a browser asked for with a page; returns undefined to fall back to JSON. */
+    notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+  },
+): void {
   const challenge = `Bearer resource_metadata="${options.baseUrl}/.well-known/oauth-protected-resource"`;
 
   const send = (reply: FastifyReply, status: number, body: Record<string, unknown>) => {
@@ -101,6 +109,8 @@ export function registerErrorHandling(app: FastifyInstance, options: { baseUrl: 
   });
 
   app.setNotFoundHandler((request, reply) => {
+    const page = options.notFoundPage?.(request, reply);
+    if (page) return page;
     const path = request.url.split('?')[0] ?? request.url;
     return send(reply, 404, { message: `The route ${request.method} ${path} could not be found.` });
   });

@@ -12,7 +12,10 @@ function findPackageJson(): string {
   }
 }
 
-const pkg = JSON.parse(readFileSync(findPackageJson(), 'utf8')) as { version: string };
+const packageJson = findPackageJson();
+const pkg = JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string };
+/** The installed package's root directory (assets/, dist/client/ are found from it). */
+export const PACKAGE_ROOT: string = path.dirname(packageJson);
 export const VERSION: string = pkg.version;
 /** The interface version of the API contract (spec "Versioning"). */
 export const API_VERSION = '1.2.0';

@@ -94,7 +94,7 @@ async function attemptDownload(url: string, options: DownloadOptions): Promise<B
     const total = Number.isFinite(length) && length > 0 ? length : null;
     const chunks: Uint8Array[] = [];
     if (response.body) {
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         arm();
         chunks.push(chunk);
         received += chunk.length;

@@ -22,6 +22,7 @@ import * as findingQod from './0016-finding-qod.js';
 import * as vulndbConfigurations from './0017-vulndb-configurations.js';
 import * as cveIdentity from './0018-cve-identity.js';
 import * as loginScriptText from './0019-login-script-text.js';
+import * as webAccounts from './0020-web-accounts.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0017-vulndb-configurations': vulndbConfigurations,
   '0018-cve-identity': cveIdentity,
   '0019-login-script-text': loginScriptText,
+  '0020-web-accounts': webAccounts,
 };
