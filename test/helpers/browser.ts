@@ -18,6 +18,9 @@ import { createUser } from '../../src/accounts/users.service.js';
 import { startSession } from '../../src/accounts/sessions.service.js';
 import type { User } from '../../src/db/schema.js';
 import { cookieNames } from '../../src/web/web-context.js';
+import { startBackground, type BackgroundOptions } from '../../src/runs/background.js';
+import { createEngineRegistry } from '../../src/engines/registry.js';
+import pino from 'pino';
 import { buildTestApp, type TestApp } from './app.js';
 
 export const CHROMIUM = process.env.RAMPART_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -49,16 +52,46 @@ export interface WebServer extends TestApp {
 /** Rampart listening on a loopback port, its base URL that address; stopped after the test. */
 export async function startWebServer(
   t: TestContext,
-  options: { env?: Record<string, string>; engines?: Partial<Record<ScanType, Engine>>; clock?: () => Date } = {},
+  options: {
+    env?: Record<string, string>;
+    engines?: Partial<Record<ScanType, Engine>>;
+    clock?: () => Date;
+    /**
+     * Starts the in-process background as `rampart serve` does: the run worker (with report mail
+     * and webhook deliveries) and, when `scheduler` is true, the scheduler. `lookup` resolves
+     * webhook host names (a test receiver's name to 127.0.0.1).
+     */
+    background?: { scheduler?: boolean; lookup?: BackgroundOptions['lookup'] };
+  } = {},
 ): Promise<WebServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  // `after` hooks run in the order they were added: this one, added before the store's, stops the
+  // background while the store is still open.
+  let stopBackground: (() => Promise<void>) | undefined;
+  t.after(async () => stopBackground?.());
   const ctx = await buildTestApp(t, {
     env: { RAMPART_BASE_URL: url, RAMPART_ALLOW_TARGETS: '127.0.0.0/8', ...options.env },
     ...(options.engines ? { engines: options.engines } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   await ctx.app.listen({ port, host: '127.0.0.1' });
+  if (options.background) {
+    const background = startBackground({
+      db: ctx.store.db,
+      config: ctx.config,
+      guard: ctx.app.ctx.guard,
+      queue: ctx.app.ctx.queue,
+      log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+      worker: true,
+      scheduler: options.background.scheduler ?? false,
+      engines: options.engines ? createEngineRegistry(ctx.config, options.engines) : ctx.app.ctx.engines,
+      mailer: ctx.app.ctx.mailer,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.background.lookup ? { lookup: options.background.lookup } : {}),
+    });
+    stopBackground = () => background.stop();
+  }
   return { ...ctx, url };
 }
 
