@@ -362,3 +362,34 @@ test(`an account without a password is told to use "forgot password" (${STORE_KI
   const row = await ctx.store.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
   assert.equal(row.password_hash, null);
 });
+
+test(`email change: an address taken before the link is followed is a 422 page; requests are capped per hour (${STORE_KIND})`, async (t) => {
+  const sent: MailMessage[] = [];
+  const mailer: Mailer = { send: async (message) => (sent.push(message), { messageId: String(sent.length) }), close: () => undefined };
+  const ctx = await buildTestApp(t, { mailer });
+  const { user, cookie, csrf } = await injectSession(ctx);
+  const ask = (email: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/settings/email',
+      payload: `_csrf=${encodeURIComponent(csrf)}&email=${encodeURIComponent(email)}&current_password=${encodeURIComponent(PASSWORD)}`,
+      headers: { ...FORM, cookie },
+    });
+
+  const asked = await ask('wanted@example.com');
+  assert.equal(asked.statusCode, 303, asked.body);
+  const confirmation = sent.find((m) => m.to === 'wanted@example.com')!;
+  assert.ok(sent.some((m) => m.to === user.email && /being changed/.test(m.subject)), 'the old address is told');
+  const token = /confirm\?token=([A-Za-z0-9_-]{43})/.exec(confirmation.text)![1]!;
+  await createUser(ctx.store.db, { email: 'Wanted@Example.com', password: PASSWORD });
+  const page = await ctx.app.inject({ method: 'GET', url: `/settings/email/confirm?token=${token}`, headers: { accept: 'text/html' } });
+  assert.equal(page.statusCode, 422);
+  assert.match(page.body, /now belongs to another account/);
+  const row = await ctx.store.db.selectFrom('users').select('email').where('id', '=', user.id).executeTakeFirstOrThrow();
+  assert.equal(row.email, user.email);
+
+  for (let i = 2; i <= 5; i++) assert.equal((await ask(`other-${i}@example.com`)).statusCode, 303, `request ${i}`);
+  const capped = await ask('one-too-many@example.com');
+  assert.equal(capped.statusCode, 429);
+  assert.match(capped.body, /Too many address changes/);
+});
