@@ -43,3 +43,8 @@ export function deleteApiKey(db: Db, userId: number, match: { prefix?: string; k
     .returningAll()
     .executeTakeFirst();
 }
+
+/** Deletes the user's key with that id (another account's key is not touched); returns it. */
+export function deleteApiKeyById(db: Db, userId: number, id: number): Promise<ApiKey | undefined> {
+  return db.deleteFrom('api_keys').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst();
+}

@@ -67,3 +67,13 @@ export async function deleteApiKey(db: Db, userId: number, keyOrPrefix: string):
   if (!deleted) throw notFound('API key');
   return deleted;
 }
+
+/**
+ * Revokes one of the user's keys by its id (the settings page's revoke button). Another account's
+ * key, or one already revoked, is "not found": the page cannot tell them apart from an unknown id.
+ */
+export async function revokeApiKey(db: Db, userId: number, id: number): Promise<ApiKey> {
+  const deleted = await keys.deleteApiKeyById(db, userId, id);
+  if (!deleted) throw notFound('API key');
+  return deleted;
+}

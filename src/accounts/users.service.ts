@@ -3,12 +3,15 @@
  * Passwords are hashed with scrypt; emails are unique regardless of case.
  */
 import { AppError, notFound, validationError, type FieldErrors } from '../shared/errors.js';
-import { hashPassword } from '../shared/crypto.js';
+import { hashPassword, verifyPassword } from '../shared/crypto.js';
 import { isEmail } from '../shared/validation.js';
 import type { Db } from '../db/database.js';
 import type { User } from '../db/schema.js';
 import { isRole, ROLES, type Role } from '../shared/roles.js';
 import * as users from './users.queries.js';
+import { passwordProblems } from './password-policy.js';
+import { endUserSessions, startSession, type SessionPolicy, type StartedSession } from './sessions.service.js';
+import { voidEmailTokens } from './email-tokens.service.js';
 
 export const PASSWORD_MIN_LENGTH = 8;
 
@@ -95,4 +98,88 @@ export async function changeUserRole(db: Db, userId: number, rawRole: string): P
 export async function listUsers(db: Db, page: { limit: number; offset: number }): Promise<{ items: PublicUser[]; total: number }> {
   const [rows, total] = await Promise.all([users.listUsers(db, page.limit, page.offset), users.countUsers(db)]);
   return { items: rows.map(toPublicUser), total };
+}
+
+/* Settings and the admins' users page (web application). */
+
+/** Renames the account (1 to 255 characters, trimmed); 422 on `name`. */
+export async function changeUserName(db: Db, userId: number, rawName: string): Promise<User> {
+  const name = rawName.trim();
+  if (name.length === 0 || name.length > 255) throw validationError({ name: ['The name field must be 1 to 255 characters.'] });
+  const updated = await users.updateUserName(db, userId, name);
+  if (!updated) throw notFound('User');
+  return updated;
+}
+
+/**
+ * Checks that `password` is the account's current password; 422 on `current_password` when it is
+ * missing or wrong, or when the account has none (agent, CLI or OIDC accounts set one by reset).
+ */
+export async function checkCurrentPassword(user: User, password: string | undefined): Promise<void> {
+  if (user.password_hash === null) {
+    throw validationError({ current_password: ['This account has no password yet. Sign out and use "Forgot your password?" to set one.'] });
+  }
+  if (!password) throw validationError({ current_password: ['Enter your current password.'] });
+  if (!(await verifyPassword(password, user.password_hash))) throw validationError({ current_password: ['The current password is not correct.'] });
+}
+
+export interface PasswordChangeInput {
+  current_password?: string | undefined;
+  password: string;
+  password_confirmation?: string | undefined;
+}
+
+/**
+ * Changes the password of a signed-in account that proves the current one. Every session of the
+ * account ends (a thief's included) and a new one starts for the browser that made the change (its
+ * cookie must be replaced: the old session is gone); unused password-reset links are voided.
+ * Returns the new session. 422 on `current_password`, `password` or `password_confirmation`.
+ */
+export async function changePassword(
+  db: Db,
+  userId: number,
+  input: PasswordChangeInput,
+  session: { policy: SessionPolicy; client: { userAgent?: string | undefined; address?: string | undefined } },
+): Promise<StartedSession> {
+  const user = await users.findUserById(db, userId);
+  if (!user) throw notFound('User');
+  const errors: FieldErrors = {};
+  await checkCurrentPassword(user, input.current_password).catch((error: unknown) => {
+    if (!(error instanceof AppError) || !error.errors) throw error;
+    Object.assign(errors, error.errors);
+  });
+  const problems = passwordProblems(input.password, user.email);
+  if (problems.length > 0) errors.password = problems;
+  else if (input.password !== input.password_confirmation) errors.password_confirmation = ['The passwords do not match.'];
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+
+  const hash = await hashPassword(input.password);
+  return db.transaction().execute(async (trx) => {
+    await users.updatePasswordHash(trx, userId, hash);
+    await voidEmailTokens(trx, userId, 'reset-password');
+    await endUserSessions(trx, userId);
+    return startSession(trx, user, session.policy, session.client);
+  });
+}
+
+/**
+ * Disables or enables an account (admins only). A disabled account cannot sign in, its sessions
+ * end now, and its keys and tokens are refused (auth.service.ts). An admin cannot disable their
+ * own account, so there is always an admin left to enable the others.
+ */
+export async function setUserDisabled(db: Db, actingAdmin: User, userId: number, disabled: boolean): Promise<User> {
+  requireAdmin(actingAdmin);
+  if (disabled && actingAdmin.id === userId) throw validationError({ disabled: ['You cannot disable your own account.'] });
+  return db.transaction().execute(async (trx) => {
+    const updated = await users.updateUserDisabledAt(trx, userId, disabled ? new Date() : null);
+    if (!updated) throw notFound('User');
+    if (disabled) await endUserSessions(trx, userId);
+    return updated;
+  });
+}
+
+/** One page of the accounts (whole rows: verified, disabled, created), optionally those whose email contains `search`. */
+export async function listAccounts(db: Db, page: { limit: number; offset: number; search?: string | undefined }): Promise<{ items: User[]; total: number }> {
+  const { rows, total } = await users.listUsersMatching(db, { ...page, search: page.search?.trim() || undefined });
+  return { items: rows, total };
 }

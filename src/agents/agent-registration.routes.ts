@@ -77,6 +77,8 @@ export const agentRegistrationRoutes: FastifyPluginAsyncTypebox = async (app) =>
             account_created: Type.Boolean(),
             user: Type.Ref('User'),
           }),
+          // The account of the email exists and an admin disabled it: no key is issued.
+          403: Type.Ref('Error'),
           ...errors,
         },
       },

@@ -158,6 +158,10 @@ export async function claimRegistration(db: Db, input: ClaimInput, now: Date): P
       throw fieldError('registration_id', 'The registration was already claimed.');
     }
     const existing = await findUserByEmail(trx, registration.email);
+    // Only the holder of the mailed code gets this far, so saying why reveals nothing to a stranger.
+    if (existing?.disabled_at) {
+      throw new AppError('forbidden', 'This account is disabled; an administrator must enable it before an agent can get a key.', { context: { reason: 'account disabled', userId: existing.id } });
+    }
     const user =
       existing ??
       (await createUser(trx, { email: registration.email, name: registration.name ?? undefined, emailVerified: true }));

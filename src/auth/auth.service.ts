@@ -20,14 +20,21 @@ export interface Principal {
 export async function exchangeApiKey(db: Db, tokens: TokenService, key: string): Promise<IssuedToken> {
   const found = await authenticateApiKey(db, key);
   if (!found) throw unauthenticated('Invalid API key.');
+  // The key is genuine, so its holder may learn why it no longer works.
+  if (found.user.disabled_at) throw unauthenticated('This account is disabled.', { reason: 'account disabled', userId: found.user.id });
   return tokens.issue(found.user.id, found.key.id);
 }
 
-/** Resolves a bearer token to its principal; 401 when the token is bad or its account is gone. */
+/**
+ * Resolves a bearer token to its principal; 401 when the token is bad or its account is gone or
+ * disabled (the API and the MCP endpoint both come through here, so a disabled account's tokens
+ * stop working at once, not when they expire).
+ */
 export async function authenticateBearer(db: Db, tokens: TokenService, token: string): Promise<Principal> {
   const claims = await tokens.verify(token);
   const user = await findUserById(db, claims.userId);
   if (!user) throw unauthenticated('Unauthenticated.', { reason: 'user deleted' });
+  if (user.disabled_at) throw unauthenticated('Unauthenticated.', { reason: 'account disabled', userId: user.id });
   return { user, apiKeyId: claims.apiKeyId, tokenId: claims.tokenId };
 }
 
