@@ -14,7 +14,8 @@ import type { FastifyInstance } from 'fastify';
 import Provider from 'oidc-provider';
 import { buildTestApp } from './helpers/app.js';
 import { checkPage, closeBrowser, newPage, requireChromium, startWebServer, type TestPage, type WebServer } from './helpers/browser.js';
-import { resumeSession } from '../src/accounts/sessions.service.js';
+import { resumeSession, startSession } from '../src/accounts/sessions.service.js';
+import { createUser } from '../src/accounts/users.service.js';
 import { beginOidcSignIn, issuerProblem, localReturnPath, OidcSignInError } from '../src/accounts/oidc.service.js';
 import { cookieNames } from '../src/web/web-context.js';
 import type { Db } from '../src/db/database.js';
@@ -125,11 +126,12 @@ async function usersWithEmail(db: Db, email: string) {
   return db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).execute();
 }
 
-test('first sign-in creates a trial account without a password, a second finds it whatever the case, and a callback URL works once', async (t) => {
+test('first sign-in creates a trial account without a password, a second finds it whatever the case (and proves an unverified one), and a callback URL works once', async (t) => {
   if (!requireChromium(t) || !requireProviderRuntime(t)) return;
   const { server } = await startBoth(t, {
     alice: { email: 'alice@example.com', email_verified: true, name: 'Alice Example' },
     'alice-again': { email: 'Alice@Example.COM', email_verified: true, name: 'Someone Else' },
+    bob: { email: 'bob@example.com', email_verified: true },
   });
   const first = await newPage(t, server);
   const callbacks: string[] = [];
@@ -172,6 +174,19 @@ test('first sign-in creates a trial account without a password, a second finds i
     [created.id],
   );
   assert.equal(after[0]!.name, 'Alice Example');
+
+  // An account that never verified its address: the provider proves it, and sessions started before end.
+  const bob = await createUser(server.store.db, { email: 'bob@example.com', password: 'a password set before verification' });
+  const early = await startSession(server.store.db, bob, { idleMinutes: 60, maxHours: 2 }, {});
+  const third = await newPage(t, server);
+  await third.page.goto('/auth/oidc');
+  await signInAtProvider(third, 'bob');
+  await third.page.waitForURL(`${server.url}/`);
+  assert.equal(await sessionEmail(third, server), 'bob@example.com');
+  const [verified] = await usersWithEmail(server.store.db, 'bob@example.com');
+  assert.equal(verified?.id, bob.id);
+  assert.ok(verified?.email_verified_at);
+  assert.equal(await resumeSession(server.store.db, early.token, { idleMinutes: 60, maxHours: 2 }), undefined);
 });
 
 test('an unverified email, a disabled account and a cancelled sign-in are refused with a page that says why', async (t) => {

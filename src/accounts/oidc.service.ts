@@ -248,7 +248,7 @@ export async function finishOidcSignIn(
     }
   } catch (error) {
     const context = { step: 'token', issuer: settings.issuer, ...describe(error) };
-    if (isUnreachable(error)) throw new OidcSignInError('unavailable', `${capitalised(provider)} did not answer in time, so the sign-in could not be completed.`, { context, returnTo });
+    if (isUnreachable(error)) throw new OidcSignInError('unavailable', `${capitalised(provider)} could not be reached or did not answer properly, so the sign-in could not be completed.`, { context, returnTo });
     throw new OidcSignInError('exchange_failed', `${capitalised(provider)} did not confirm the sign-in.`, { context, returnTo });
   }
   const user = await accountFor(db, claims, { provider, signUp: input.signUp, returnTo: login.return_to });
