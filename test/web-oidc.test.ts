@@ -73,18 +73,6 @@ async function startProvider(t: TestContext, accounts: Record<string, AccountCla
   };
 }
 
-/**
- * Skips a test that needs oidc-provider 9 on a runtime it cannot run on: it calls URL.parse (Node
- * 20.18) and crypto.hash (Node 20.12), which Node 20.11 lacks; oidc-provider 8.8 runs there.
- */
-function requireProviderRuntime(t: TestContext): boolean {
-  const parse = (URL as unknown as { parse?: unknown }).parse;
-  const hash = (crypto as unknown as { hash?: unknown }).hash;
-  if (typeof parse === 'function' && typeof hash === 'function') return true;
-  t.skip(`oidc-provider 9 needs URL.parse and crypto.hash (Node 20.18 or later); this is Node ${process.version}`);
-  return false;
-}
-
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = net.createServer();
@@ -127,7 +115,7 @@ async function usersWithEmail(db: Db, email: string) {
 }
 
 test('first sign-in creates a trial account without a password, a second finds it whatever the case (and proves an unverified one), and a callback URL works once', async (t) => {
-  if (!requireChromium(t) || !requireProviderRuntime(t)) return;
+  if (!requireChromium(t)) return;
   const { server } = await startBoth(t, {
     alice: { email: 'alice@example.com', email_verified: true, name: 'Alice Example' },
     'alice-again': { email: 'Alice@Example.COM', email_verified: true, name: 'Someone Else' },
@@ -190,7 +178,7 @@ test('first sign-in creates a trial account without a password, a second finds i
 });
 
 test('an unverified email, a disabled account and a cancelled sign-in are refused with a page that says why', async (t) => {
-  if (!requireChromium(t) || !requireProviderRuntime(t)) return;
+  if (!requireChromium(t)) return;
   const { server } = await startBoth(t, {
     eve: { email: 'eve@example.com', email_verified: false },
     dora: { email: 'dora@example.com', email_verified: true },
@@ -239,7 +227,6 @@ async function begin(app: FastifyInstance, next = '/'): Promise<{ location: URL;
 }
 
 test('the authorisation request carries PKCE S256, state, nonce and the scopes; the login is bound to the browser, expires, and a refused code is a 502 that logs no secret', async (t) => {
-  if (!requireProviderRuntime(t)) return;
   const provider = await startProvider(t, {});
   let now = new Date();
   const lines: string[] = [];
