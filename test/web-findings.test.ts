@@ -104,6 +104,9 @@ test(`vulnerability and target pages (${STORE_KIND})`, async (t: TestContext) =>
     assert.equal(empty.statusCode, 200, 'empty form fields mean no filter');
     assert.equal((await page('/targets?per_page=0')).statusCode, 422);
     assert.equal((await page('/targets?sort=nope')).statusCode, 422);
+    const pastEnd = await page('/targets?page=9');
+    assert.equal(pastEnd.statusCode, 200);
+    assert.match(pastEnd.body, /This page is past the end of the list\./);
     assert.equal((await page(`/vulnerabilities/${otherVuln.id}`)).statusCode, 404);
     assert.equal((await page(`/targets/${otherTarget.id}`)).statusCode, 404);
     assert.equal((await page(`/targets/${otherTarget.id}/delete`)).statusCode, 404);
@@ -130,6 +133,8 @@ test(`vulnerability and target pages (${STORE_KIND})`, async (t: TestContext) =>
     const elsewhere = await post('/vulnerabilities/bulk', `action=accept&ids=${otherVuln.id}&back=${encodeURIComponent('https://evil.example/')}`);
     assert.equal(elsewhere.statusCode, 303);
     assert.equal(elsewhere.headers.location, '/vulnerabilities');
+    const newline = await post('/vulnerabilities/bulk', `action=accept&ids=${otherVuln.id}&back=${encodeURIComponent('/vulnerabilities?a=1\r\nSet-Cookie: x=1')}`);
+    assert.equal(newline.headers.location, '/vulnerabilities');
     const noAction = await post('/vulnerabilities/bulk', `action=delete&ids=${otherVuln.id}&back=${encodeURIComponent('/vulnerabilities?severity=High')}`);
     assert.equal(noAction.headers.location, '/vulnerabilities?severity=High');
     assert.equal((await api<{ data: Vuln }>(server, other, `/api/vulnerabilities/${otherVuln.id}`)).body.data.status, 'Unresolved', 'another account is never touched');

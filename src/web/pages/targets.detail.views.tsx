@@ -99,7 +99,14 @@ export function TargetDetailPage(props: TargetDetailProps) {
             <p>{t.vulnerabilities_count === 0 ? 'Its scans found nothing, or it has not been scanned yet.' : <a href={path}>Show all its vulnerabilities</a>}</p>
           </EmptyState>
         )}
-        {page && page.meta.total > 0 && (
+        {page && page.meta.total > 0 && page.items.length === 0 && (
+          <EmptyState title="This page is past the end of the list.">
+            <p>
+              <a href={path}>Go to the first page</a>.
+            </p>
+          </EmptyState>
+        )}
+        {page && page.items.length > 0 && (
           <>
             <FindingsTable
               items={page.items}

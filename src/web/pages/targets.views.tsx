@@ -11,7 +11,7 @@ import type { Flash } from '../flash.js';
 import { Layout } from '../layout.js';
 import { optionsWith } from './vulnerabilities.list.views.js';
 import { SortHeader, type Order } from './vulnerabilities.table.views.js';
-import type { RawQuery } from './vulnerabilities.query.js';
+import { hrefOf, type RawQuery } from './vulnerabilities.query.js';
 
 const SORT_LABELS: Record<(typeof TARGET_SORTS)[number], string> = {
   last_scan: 'Last scan',
@@ -134,7 +134,14 @@ export function TargetListPage(props: TargetListProps) {
           </p>
         </EmptyState>
       )}
-      {page && page.meta.total > 0 && (
+      {page && page.meta.total > 0 && page.items.length === 0 && (
+        <EmptyState title="This page is past the end of the list.">
+          <p>
+            <a href={hrefOf('/targets', { ...query, page: undefined })}>Go to the first page</a>.
+          </p>
+        </EmptyState>
+      )}
+      {page && page.items.length > 0 && (
         <>
           <TargetTable items={page.items} order={props.order} query={query} />
           <Pagination meta={page.meta} path="/targets" query={query} />

@@ -56,5 +56,5 @@ export function withQuery(query: RawQuery, changes: RawQuery): RawQuery {
  */
 export function safeBack(value: unknown, fallback: string): string {
   if (typeof value !== 'string') return fallback;
-  return /^\/(vulnerabilities|targets)(\/[0-9]+)?(\?[^\\]*)?$/.test(value) && value.length <= 2000 ? value : fallback;
+  return /^\/(vulnerabilities|targets)(\/[0-9]+)?(\?[^\\\s]*)?$/.test(value) && value.length <= 2000 ? value : fallback;
 }
