@@ -204,6 +204,21 @@ export async function updateVulnerabilityStatus(db: Db, userId: number, id: numb
 }
 
 /**
+ * Sets the triage status of those of `ids` the account owns, in one statement; another account's
+ * ids match nothing. Returns how many rows changed (the caller bounds the list).
+ */
+export async function updateVulnerabilitiesStatus(db: Db, userId: number, ids: number[], status: VulnerabilityStatus): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db
+    .updateTable('findings')
+    .set({ status, updated_at: sql`now()` })
+    .where('id', 'in', ids)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
  * Keyset paging for the export: up to `limit` findings with an id above `afterId`, by id. Each
  * page is its own short query, so an export of any size holds no cursor, connection or memory
  * beyond one page.

@@ -34,18 +34,21 @@ const FilterQuery = {
     }),
   ),
 };
-const ListQuerySchema = Type.Object({
+/** GET /api/vulnerabilities's query (the web list validates its query with it too). */
+export const ListQuerySchema = Type.Object({
   ...FilterQuery,
   sort: Type.Optional(StringEnum(service.SORT_KEYS, { default: service.DEFAULT_ORDER.sort, description: VULNERABILITY_SORT_DESCRIPTION })),
   direction: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: 'desc' })),
   ...PageQuerySchema,
 });
-const ExportQuerySchema = Type.Object(FilterQuery);
+/** GET /api/vulnerabilities/export's query (the web export validates with it too). */
+export const ExportQuerySchema = Type.Object(FilterQuery);
 /** Path ids are text so that a non-integer id is a 404 like an unknown one, not a 422. */
 const IdParamsSchema = Type.Object({ id: Type.String({ description: 'The vulnerability id (an integer)' }) });
 const EmptyBodySchema = Type.Object({}, { additionalProperties: false, description: 'An empty JSON object; any fields are ignored' });
 
-const TRIAGE = [
+/** The triage actions: path segment, status set, and the reply's message (the web pages say the same). */
+export const TRIAGE = [
   { path: 'accept', status: 'Accepted', message: 'Vulnerability marked as accepted.' },
   { path: 'false-positive', status: 'False Positive', message: 'Vulnerability marked as false positive.' },
   { path: 'undo', status: 'Unresolved', message: 'Vulnerability status reset to unresolved.' },

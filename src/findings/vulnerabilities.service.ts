@@ -6,7 +6,7 @@
 import { parsePathId } from '../shared/validation.js';
 import { Readable } from 'node:stream';
 import type { Db } from '../db/database.js';
-import { notFound } from '../shared/errors.js';
+import { fieldError, notFound } from '../shared/errors.js';
 import { csvRow, type CsvValue } from './csv.js';
 import type { VulnerabilityResource } from './findings.schema.js';
 import { CSV_FIELDS, FIELD_ENTRIES, columnOf, type FindingFieldName } from './finding-fields.js';
@@ -105,6 +105,22 @@ export async function setVulnerabilityStatus(db: Db, userId: number, id: string,
   const n = parsePathId(id);
   const updated = n === undefined ? false : await queries.updateVulnerabilityStatus(db, userId, n, status);
   if (!updated) throw notFound('Vulnerability');
+}
+
+/** The most findings one bulk triage may name (one UPDATE with an IN list of this size at most). */
+export const MAX_BULK_IDS = 1000;
+
+/**
+ * Sets the status of several findings at once (the web application's bulk triage). Ids that are
+ * not integers, unknown, or another account's are counted as not found and never touched; an id
+ * named twice counts once. More than MAX_BULK_IDS is a 422 on `ids`.
+ */
+export async function setVulnerabilitiesStatus(db: Db, userId: number, ids: readonly string[], status: VulnerabilityStatus): Promise<{ updated: number; notFound: number }> {
+  const distinct = [...new Set(ids)];
+  if (distinct.length > MAX_BULK_IDS) throw fieldError('ids', `Select at most ${MAX_BULK_IDS.toLocaleString('en-US')} vulnerabilities at a time.`);
+  const parsed = distinct.map(parsePathId).filter((n): n is number => n !== undefined);
+  const updated = await queries.updateVulnerabilitiesStatus(db, userId, [...new Set(parsed)], status);
+  return { updated, notFound: distinct.length - updated };
 }
 
 /**

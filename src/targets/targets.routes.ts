@@ -44,8 +44,7 @@ export const targetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/targets/:id',
     { schema: { tags, security, summary: 'Delete a target and all its vulnerabilities', params: TargetIdParamsSchema, response: { 200: MessageSchema, ...notFound, ...authErrors } } },
     async (request) => {
-      const { target, deletedFindings: n } = await service.deleteTarget(app.ctx.db, request.principal!.user.id, request.params.id);
-      return { message: `Target ${target} deleted along with ${n} associated ${n === 1 ? 'vulnerability' : 'vulnerabilities'}.` };
+      return { message: service.describeTargetDeletion(await service.deleteTarget(app.ctx.db, request.principal!.user.id, request.params.id)) };
     },
   );
 

@@ -105,6 +105,12 @@ export async function deleteTarget(db: Db, userId: number, rawId: string): Promi
   });
 }
 
+/** What a deletion says (the API's reply and the web application's flash): the target and how many findings went with it. */
+export function describeTargetDeletion(deleted: { target: string; deletedFindings: number }): string {
+  const n = deleted.deletedFindings;
+  return `Target ${deleted.target} deleted along with ${n} associated ${n === 1 ? 'vulnerability' : 'vulnerabilities'}.`;
+}
+
 /** One page of the findings of the account's target (default: most severe first), and the target. */
 export async function listTargetVulnerabilities(
   db: Db,

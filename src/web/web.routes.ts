@@ -6,10 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { signOutRoutes } from './pages/sign-out.routes.js';
 import { settingsPages } from './pages/settings.routes.js';
 import { oidcRoutes } from './pages/oidc.routes.js';
+import { findingsPages } from './pages/vulnerabilities.routes.js';
 
 /** The page plugins, in the order they register. */
 export async function registerPages(scope: FastifyInstance): Promise<void> {
   await scope.register(signOutRoutes);
   await scope.register(settingsPages);
   await scope.register(oidcRoutes);
+  await scope.register(findingsPages);
 }
