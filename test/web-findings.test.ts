@@ -76,7 +76,7 @@ test(`vulnerability and target pages (${STORE_KIND})`, async (t: TestContext) =>
   if (SAMPLES_SKIP) return t.skip(SAMPLES_SKIP);
   // Pages are limited like unauthenticated API calls (per address at the trial rate, assets
   // included): a browser test makes more requests in a minute than that allows.
-  const server = await startWebServer(t, { env: { RAMPART_RATE_LIMITS: 'trial=100000' } });
+  const server = await startWebServer(t);
   const owner = await signUp(server, { role: 'pro' });
   const other = await signUp(server, { role: 'pro' });
   // 44 OpenVAS findings on one host, 4 open ports on two nmap hosts; the other account one port.

@@ -38,6 +38,24 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Pages of a signed-in person count in a bucket of their own, at the plan's rate but never below
+ * this many a minute: an open scan page refreshes its live progress every few seconds, and a person
+ * browsing must not run into the limit meant for scripts. Anonymous pages count by address at the
+ * trial rate (sign-in attempts have their own lock-out besides).
+ */
+const MIN_PAGE_LIMIT = 300;
+
+/** The web application's signed-in person (its session hook runs before the limiter), if any. */
+function pageViewer(request: FastifyRequest): { id: number; role: keyof Config['rateLimits'] } | undefined {
+  return (request.web as FastifyRequest['web'] | undefined)?.viewer?.user;
+}
+
+/** The account a request is counted against: the API's bearer principal, or the page's viewer. */
+function accountOf(request: FastifyRequest): { id: number; role: keyof Config['rateLimits'] } | undefined {
+  return request.principal?.user ?? pageViewer(request);
+}
+
 export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
   // ioredis is loaded only when a deployment uses it.
   const redis = config.redisUrl
@@ -54,9 +72,17 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     // After authentication (onRequest) so the limit is the account's plan, before validation.
     hook: 'preValidation',
     timeWindow: 60_000,
-    max: (request) => config.rateLimits[request.principal?.user.role ?? 'trial'],
-    allowList: (request) => request.headers[INTERNAL_HEADER] === INTERNAL_SECRET,
-    keyGenerator: (request) => (request.principal ? `user:${request.principal.user.id}` : `ip:${clientAddress(request)}`),
+    max: (request) => {
+      const limit = config.rateLimits[accountOf(request)?.role ?? 'trial'];
+      return pageViewer(request) ? Math.max(limit, MIN_PAGE_LIMIT) : limit;
+    },
+    // The web application's stylesheet, script and icon are static files: not counted.
+    allowList: (request) => request.headers[INTERNAL_HEADER] === INTERNAL_SECRET || request.url.startsWith('/assets/'),
+    keyGenerator: (request) => {
+      const viewer = pageViewer(request);
+      if (viewer) return `page:${viewer.id}`;
+      return request.principal ? `user:${request.principal.user.id}` : `ip:${clientAddress(request)}`;
+    },
     ...(redis ? { redis, nameSpace: `${config.redisPrefix}rate:`, skipOnError: true } : {}),
     errorResponseBuilder: () => new AppError('rate_limited', 'Too Many Attempts.'),
   });
