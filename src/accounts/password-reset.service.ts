@@ -51,6 +51,7 @@ export async function checkResetLink(db: Db, token: string): Promise<{ email: st
   return { email: user.email };
 }
 
+/** The reset form's fields. */
 export interface ResetPasswordInput {
   token: string;
   password: string;

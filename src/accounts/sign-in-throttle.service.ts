@@ -29,8 +29,9 @@ export interface ThrottleKeys {
   address: string;
 }
 
+/** The keys of an attempt (an over-long email is cut: it is no one's, and the key stays small). */
 export function throttleKeys(email: string, clientAddress: string): ThrottleKeys {
-  return { account: `account:${email.trim().toLowerCase()}`, address: `address:${clientAddress}` };
+  return { account: `account:${email.trim().toLowerCase().slice(0, 320)}`, address: `address:${clientAddress}` };
 }
 
 /** A refused attempt: a key is locked for `retryAfterSeconds` more. */
@@ -61,5 +62,5 @@ export async function clearSignInAttempt(db: Db, keys: ThrottleKeys): Promise<vo
 
 /** A password changed through a mailed link: the account's lock ends (its owner proved the mailbox). */
 export function clearAccountThrottle(db: Db, email: string): Promise<void> {
-  return throttles.deleteThrottle(db, `account:${email.trim().toLowerCase()}`);
+  return throttles.deleteThrottle(db, throttleKeys(email, '').account);
 }

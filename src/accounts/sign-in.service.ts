@@ -13,6 +13,7 @@ import { findUserByEmail } from './users.service.js';
 import { endSession, startSession, type SessionPolicy, type StartedSession } from './sessions.service.js';
 import { clearSignInAttempt, reserveSignInAttempt, throttleKeys } from './sign-in-throttle.service.js';
 
+/** The one message of an unknown email, a wrong password and an account without a password. */
 export const BAD_CREDENTIALS = 'These credentials do not match our records.';
 
 /** Why a sign-in with well-formed input was refused (lock-out is SignInLockedError). */
@@ -28,6 +29,7 @@ export class SignInRefusedError extends AppError {
   }
 }
 
+/** The sign-in form's fields. */
 export interface SignInInput {
   email: string;
   password: string;
@@ -41,6 +43,7 @@ export interface BrowserClient {
   previousSessionIdHash?: string | undefined;
 }
 
+/** The deployment's rules and the browser of one sign-in. */
 export interface SignInOptions {
   policy: SessionPolicy;
   /** RAMPART_REQUIRE_EMAIL_VERIFICATION: an unverified account may not sign in. */

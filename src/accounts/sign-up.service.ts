@@ -17,6 +17,7 @@ import { rotateSession, type BrowserClient } from './sign-in.service.js';
 import { mailLinkAllowed, mailLinkUrl } from './mail-links.js';
 import { signUpAttemptMail, verificationMail } from './account-mails.js';
 
+/** The sign-up form's fields (Laravel's names: errors come back under the same keys). */
 export interface SignUpInput {
   email: string;
   password: string;
@@ -24,6 +25,7 @@ export interface SignUpInput {
   name?: string | undefined;
 }
 
+/** The deployment's rules and the browser of one sign-up. */
 export interface SignUpOptions {
   baseUrl: string;
   /** RAMPART_REQUIRE_EMAIL_VERIFICATION: mail a link; otherwise the new account is signed in at once. */

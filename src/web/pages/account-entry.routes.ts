@@ -5,6 +5,7 @@ import { signUpRoutes } from './sign-up.routes.js';
 import { verifyEmailRoutes } from './verify-email.routes.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
 
+/** Registers every page of the account entry in the web scope. */
 export async function accountEntryRoutes(app: FastifyInstance): Promise<void> {
   await signInRoutes(app);
   await signUpRoutes(app);

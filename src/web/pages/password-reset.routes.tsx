@@ -15,6 +15,7 @@ function linkProblem(error: unknown): string | undefined {
   return error instanceof AppError ? error.errors?.token?.[0] : undefined;
 }
 
+/** Registers GET/POST /forgot-password and GET/POST /reset-password. */
 export async function passwordResetRoutes(app: FastifyInstance): Promise<void> {
   const { config, db, mailer } = app.ctx;
   const base = (request: FastifyRequest) => ({ user: request.web.viewer?.user ?? null, csrfToken: request.web.csrfToken });

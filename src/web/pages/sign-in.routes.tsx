@@ -8,6 +8,7 @@ import { sendPage } from '../render.js';
 import { SignInPage, type SignInView } from './sign-in.views.js';
 import { browserClient, formText, policyOf, queryText, safeNext, setSessionCookie } from './sign-in.helpers.js';
 
+/** Registers GET/POST /sign-in. */
 export async function signInRoutes(app: FastifyInstance): Promise<void> {
   const { config, db } = app.ctx;
   const page = (request: FastifyRequest, reply: FastifyReply, view: Omit<SignInView, 'user' | 'csrfToken' | 'signUp' | 'oidcName'>, status = 200) =>

@@ -4,6 +4,7 @@ import { Layout } from '../layout.js';
 import { Alert, CsrfField, Field } from '../components.js';
 import { ResendForm, type EntryPageBase } from './verify-email.views.js';
 
+/** What the sign-in page shows besides its frame. */
 export interface SignInView extends EntryPageBase {
   /** Where to go after signing in (already made safe). */
   next: string;
@@ -18,6 +19,7 @@ export interface SignInView extends EntryPageBase {
   signUp: boolean;
 }
 
+/** The sign-in form, with the refusal of the last attempt and, for an unverified account, the resend form. */
 export function SignInPage(props: SignInView) {
   return (
     <Layout title="Sign in" user={props.user} csrfToken={props.csrfToken} flash={props.flash} narrow>

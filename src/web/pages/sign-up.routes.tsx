@@ -8,6 +8,7 @@ import { SignUpPage } from './sign-up.views.js';
 import { CheckMailPage } from './verify-email.views.js';
 import { browserClient, formText, orMailFailurePage, policyOf, setSessionCookie } from './sign-in.helpers.js';
 
+/** Registers GET/POST /sign-up (a 404 page when RAMPART_SIGN_UP is off). */
 export async function signUpRoutes(app: FastifyInstance): Promise<void> {
   const { config, db, mailer } = app.ctx;
   const base = (request: FastifyRequest) => ({ user: request.web.viewer?.user ?? null, csrfToken: request.web.csrfToken });

@@ -5,6 +5,7 @@ import { Layout } from '../layout.js';
 import { CsrfField, ErrorSummary, Field } from '../components.js';
 import type { EntryPageBase } from './verify-email.views.js';
 
+/** What the sign-up page shows besides its frame. */
 export interface SignUpView extends EntryPageBase {
   /** What was typed (passwords are never sent back). */
   values?: { email?: string; name?: string };
@@ -15,6 +16,7 @@ export interface SignUpView extends EntryPageBase {
 /** The hint under every new-password field. */
 export const PASSWORD_HINT = `At least ${PASSWORD_MIN} characters, and not a password found in lists of leaked ones. A few unrelated words make a good one.`;
 
+/** The sign-up form, with each refused field's error beside it. */
 export function SignUpPage(props: SignUpView) {
   const values = props.values ?? {};
   return (

@@ -7,6 +7,7 @@ import { sendPage } from '../render.js';
 import { CheckMailPage, VerifyFailedPage } from './verify-email.views.js';
 import { browserClient, formText, orMailFailurePage, policyOf, queryText, setSessionCookie } from './sign-in.helpers.js';
 
+/** Registers GET /verify-email and POST /verify-email/resend. */
 export async function verifyEmailRoutes(app: FastifyInstance): Promise<void> {
   const { config, db, mailer } = app.ctx;
   const base = (request: FastifyRequest) => ({ user: request.web.viewer?.user ?? null, csrfToken: request.web.csrfToken });
