@@ -201,7 +201,7 @@ test('sign-up never reveals a taken email: the same answer, and a note with a re
   assert.doesNotMatch(bad.body, new RegExp(PASSWORD));
 });
 
-test('without required verification sign-up signs in at once; without sign-up the page is a 404 and not linked', async (t) => {
+test('without required verification sign-up signs in at once; without sign-up the page is a 404 and not linked; the OIDC button', async (t) => {
   const open = await buildTestApp(t, { mailer: memoryMailer(), env: { RAMPART_REQUIRE_EMAIL_VERIFICATION: 'false' } });
   const res = await postForm(open.app, '/sign-up', { email: 'quick@example.com', password: PASSWORD, password_confirmation: PASSWORD }, await formSession(open.app));
   assert.equal(res.statusCode, 303);
@@ -210,15 +210,19 @@ test('without required verification sign-up signs in at once; without sign-up th
   assert.ok(cookie);
   assert.equal((await resumeSession(open.store.db, cookie.value, POLICY))?.user.email, 'quick@example.com');
 
-  const closed = await buildTestApp(t, { env: { RAMPART_SIGN_UP: 'false' } });
+  const closed = await buildTestApp(t, {
+    env: { RAMPART_SIGN_UP: 'false', RAMPART_OIDC_ISSUER: 'http://127.0.0.1:9', RAMPART_OIDC_CLIENT_ID: 'rampart', RAMPART_OIDC_NAME: 'Acme SSO' },
+  });
   const page = await closed.app.inject({ method: 'GET', url: '/sign-up', headers: { accept: 'text/html' } });
   assert.equal(page.statusCode, 404);
   const post = await postForm(closed.app, '/sign-up', { email: 'x@example.com', password: PASSWORD, password_confirmation: PASSWORD }, await formSession(closed.app));
   assert.equal(post.statusCode, 404);
-  const signIn = await closed.app.inject({ method: 'GET', url: '/sign-in' });
+  const signIn = await closed.app.inject({ method: 'GET', url: '/sign-in?next=%2Fscans' });
   assert.doesNotMatch(signIn.body, /href="\/sign-up"/);
+  assert.match(signIn.body, /<a class="button secondary" href="\/auth\/oidc\?next=%2Fscans">Sign in with Acme SSO<\/a>/, 'the identity provider\'s button keeps next');
   const withSignUp = await open.app.inject({ method: 'GET', url: '/sign-in' });
   assert.match(withSignUp.body, /href="\/sign-up"/);
+  assert.doesNotMatch(withSignUp.body, /\/auth\/oidc/, 'no provider configured, no button');
 });
 
 test('lock-out: the same 429 and message for a registered and an unregistered email, even with the right password', async (t) => {
