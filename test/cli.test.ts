@@ -51,7 +51,7 @@ test(`CLI: accounts and keys on the store directly (${STORE_KIND})`, async (t) =
   const bad: [string[], RegExp][] = [
     [['user', 'create', '--email', 'ops@example.com', '--password', 'long enough pass'], /email has already been taken/],
     [['user', 'create', '--email', 'not-an-email', '--password', 'long enough pass'], /valid email address/],
-    [['user', 'create', '--email', 'x@example.com', '--password', 'short'], /at least 8 characters/],
+    [['user', 'create', '--email', 'x@example.com', '--password', 'short'], /at least 12 characters/],
     [['user', 'create', '--email', 'x@example.com', '--password', 'long enough pass', '--role', 'emperor'], /role is invalid/],
     [['user', 'create', '--password', 'long enough pass'], /required option '--email <email>'/],
     [['key', 'create', '--email', 'nobody@example.com'], /No account with email nobody@example.com/],

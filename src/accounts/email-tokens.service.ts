@@ -45,6 +45,18 @@ export async function spendEmailToken(db: Db, token: string, purpose: EmailToken
   throw invalidLink('This link has expired. Ask for a new one.');
 }
 
+/**
+ * Checks a link's token without spending it (a page that shows a form before the link is used,
+ * such as the password reset form): the same refusals as spendEmailToken.
+ */
+export async function checkEmailToken(db: Db, token: string, purpose: EmailTokenPurpose, now = new Date()): Promise<EmailToken> {
+  const found = /^[A-Za-z0-9_-]{43}$/.test(token) ? await tokens.findEmailToken(db, sha256Hex(token)) : undefined;
+  if (!found || found.purpose !== purpose) throw invalidLink('This link is not valid. Check that you copied all of it, or ask for a new one.');
+  if (found.used_at) throw invalidLink('This link has already been used. Ask for a new one if you still need it.');
+  if (new Date(found.expires_at) <= now) throw invalidLink('This link has expired. Ask for a new one.');
+  return found;
+}
+
 function invalidLink(message: string): AppError {
   return new AppError('validation_failed', message, { errors: { token: [message] } });
 }

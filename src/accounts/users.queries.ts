@@ -31,6 +31,11 @@ export async function markEmailVerified(db: Db, id: number): Promise<void> {
     .execute();
 }
 
+/** Replaces an account's password hash. */
+export async function updatePasswordHash(db: Db, id: number, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
 export async function countUsers(db: Db): Promise<number> {
   const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
@@ -56,11 +61,6 @@ export function listUsers(db: Db, limit: number, offset: number): Promise<User[]
 }
 
 /* Settings and the admins' users page (web application). */
-
-/** Replaces the password hash. */
-export async function updatePasswordHash(db: Db, id: number, passwordHash: string): Promise<void> {
-  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: sql`now()` }).where('id', '=', id).execute();
-}
 
 /** Renames the account; undefined when there is no such user. */
 export function updateUserName(db: Db, id: number, name: string): Promise<User | undefined> {

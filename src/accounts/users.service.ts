@@ -1,5 +1,5 @@
 /**
- * Accounts: creation (CLI and agent registration), lookup, and the public shape of a user.
+ * Accounts: creation (CLI, agent registration, sign-up), lookup, passwords, and the public shape of a user.
  * Passwords are hashed with scrypt; emails are unique regardless of case.
  */
 import { AppError, notFound, validationError, type FieldErrors } from '../shared/errors.js';
@@ -13,7 +13,6 @@ import { passwordProblems } from './password-policy.js';
 import { endUserSessions, startSession, type SessionPolicy, type StartedSession } from './sessions.service.js';
 import { voidEmailTokens } from './email-tokens.service.js';
 
-export const PASSWORD_MIN_LENGTH = 8;
 
 export interface CreateUserInput {
   email: string;
@@ -36,19 +35,29 @@ export function toPublicUser(user: User): PublicUser {
   return { id: user.id, name: user.name, email: user.email, role: { name: user.role } };
 }
 
-/** Creates an account; 422-style errors name each bad field, including a taken email. */
-export async function createUser(db: Db, input: CreateUserInput): Promise<User> {
+/** What is wrong with a new account's fields, by field (empty when nothing is). */
+export function newUserProblems(input: CreateUserInput): FieldErrors {
   const errors: FieldErrors = {};
   const email = input.email.trim();
   if (!isEmail(email) || email.length > 255) errors.email = ['The email field must be a valid email address.'];
-  if (input.password !== undefined && input.password.length < PASSWORD_MIN_LENGTH) {
-    errors.password = [`The password field must be at least ${PASSWORD_MIN_LENGTH} characters.`];
+  // Every new password meets the policy, whichever door it comes through (sign-up, CLI, reset).
+  if (input.password !== undefined) {
+    const problems = passwordProblems(input.password, email);
+    if (problems.length > 0) errors.password = problems;
   }
-  const role = input.role ?? 'trial';
-  if (!isRole(role)) errors.role = [`The selected role is invalid (one of ${ROLES.join(', ')}).`];
+  if (!isRole(input.role ?? 'trial')) errors.role = [`The selected role is invalid (one of ${ROLES.join(', ')}).`];
   const name = (input.name ?? email.split('@')[0] ?? email).trim();
   if (name.length === 0 || name.length > 255) errors.name = ['The name field must be 1 to 255 characters.'];
+  return errors;
+}
+
+/** Creates an account; 422-style errors name each bad field, including a taken email. */
+export async function createUser(db: Db, input: CreateUserInput): Promise<User> {
+  const errors = newUserProblems(input);
   if (Object.keys(errors).length > 0) throw validationError(errors);
+  const email = input.email.trim();
+  const role = input.role ?? 'trial';
+  const name = (input.name ?? email.split('@')[0] ?? email).trim();
 
   const user = await users.insertUser(db, {
     name,
@@ -182,4 +191,14 @@ export async function setUserDisabled(db: Db, actingAdmin: User, userId: number,
 export async function listAccounts(db: Db, page: { limit: number; offset: number; search?: string | undefined }): Promise<{ items: User[]; total: number }> {
   const { rows, total } = await users.listUsersMatching(db, { ...page, search: page.search?.trim() || undefined });
   return { items: rows, total };
+}
+
+/**
+ * Sets an account's password (password reset, or a first password for an account made by the CLI
+ * without one or by agent registration). The policy applies; 422 on `password` otherwise.
+ */
+export async function setPassword(db: Db, user: Pick<User, 'id' | 'email'>, password: string): Promise<void> {
+  const problems = passwordProblems(password, user.email);
+  if (problems.length > 0) throw validationError({ password: problems });
+  await users.updatePasswordHash(db, user.id, await hashPassword(password));
 }

@@ -172,7 +172,7 @@ export function buildProgram(): Command {
     .command('create')
     .description('Create an account.')
     .requiredOption('--email <email>', 'email address (unique, case-insensitive)')
-    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .requiredOption('--password <password>', 'password: at least 12 characters, not a commonly used one')
     .option('--name <name>', 'display name (default: the part of the email before @)')
     .option('--role <role>', 'plan: trial, basic, premium, pro or admin', 'trial')
     .action((o: { email: string; password: string; name?: string; role: string }) =>

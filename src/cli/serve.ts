@@ -89,7 +89,7 @@ export async function serve(config: Config, roles: Roles = { api: true, worker: 
       log.info(
         {},
         'The store has no accounts yet. Create the first one and its API key with:\n' +
-          '  ./bin/rampart.js user create --email you@example.com --password "<at least 8 characters>" --role admin\n' +
+          '  ./bin/rampart.js user create --email you@example.com --password "<at least 12 characters>" --role admin\n' +
           '  ./bin/rampart.js key create --email you@example.com\n' +
           `then exchange the key: curl -X POST "${config.baseUrl}/api/token?key=<key>"`,
       );

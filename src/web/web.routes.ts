@@ -7,6 +7,7 @@ import { signOutRoutes } from './pages/sign-out.routes.js';
 import { settingsPages } from './pages/settings.routes.js';
 import { oidcRoutes } from './pages/oidc.routes.js';
 import { findingsPages } from './pages/vulnerabilities.routes.js';
+import { accountEntryRoutes } from './pages/account-entry.routes.js';
 
 /** The page plugins, in the order they register. */
 export async function registerPages(scope: FastifyInstance): Promise<void> {
@@ -14,4 +15,5 @@ export async function registerPages(scope: FastifyInstance): Promise<void> {
   await scope.register(settingsPages);
   await scope.register(oidcRoutes);
   await scope.register(findingsPages);
+  await scope.register(accountEntryRoutes);
 }
