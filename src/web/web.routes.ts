@@ -4,8 +4,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { signOutRoutes } from './pages/sign-out.routes.js';
+import { dashboardPages } from './pages/dashboard.routes.js';
+import { webhookPages } from './pages/webhooks.routes.js';
 
 /** The page plugins, in the order they register. */
 export async function registerPages(scope: FastifyInstance): Promise<void> {
   await scope.register(signOutRoutes);
+  await scope.register(dashboardPages);
+  await scope.register(webhookPages);
 }
