@@ -82,38 +82,19 @@ function location(finding: FindingSummaryRow): string {
   return finding.port !== null ? `${host}:${finding.port}${finding.protocol ? `/${finding.protocol}` : ''}` : host;
 }
 
-function FindingRows(props: { findings: FindingSummaryRow[]; label: string; showCves?: boolean }) {
+function FindingList(props: { findings: FindingSummaryRow[]; label: string; showCves?: boolean }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">{props.label}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Threat</th>
-            <th scope="col">Finding</th>
-            <th scope="col">Where</th>
-            <th scope="col">First seen</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.findings.map((finding) => (
-            <tr>
-              <td>
-                <ThreatBadge threat={finding.threat} />
-              </td>
-              <td>
-                <a href={`/vulnerabilities/${finding.id}`}>{finding.name}</a>
-                {props.showCves && finding.cve.length > 0 && <span class="hint">{finding.cve.join(', ')}</span>}
-              </td>
-              <td class="mono">{location(finding)}</td>
-              <td>
-                <Time value={finding.created_at} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ul class="plain-list finding-list" aria-label={props.label}>
+      {props.findings.map((finding) => (
+        <li>
+          <ThreatBadge threat={finding.threat} /> <a href={`/vulnerabilities/${finding.id}`}>{finding.name}</a>
+          <span class="hint">
+            <span class="mono">{location(finding)}</span>
+            {props.showCves && finding.cve.length > 0 && ` · ${finding.cve.join(', ')}`} · first seen <Time value={finding.created_at} />
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -129,7 +110,7 @@ function Newest(props: { findings: FindingSummaryRow[] }) {
   }
   return (
     <>
-      <FindingRows findings={props.findings} label="Newest Unresolved findings" />
+      <FindingList findings={props.findings} label="Newest Unresolved findings" />
       <p class="more">
         <a href="/vulnerabilities?status=Unresolved&sort=created_at&direction=desc">All Unresolved findings, newest first</a>
       </p>
@@ -157,7 +138,7 @@ function KnownExploited(props: { kev: KnownExploitedFindings }) {
   return (
     <>
       <p class="hint">Unresolved findings whose CVEs are in the CISA Known Exploited Vulnerabilities catalog: fix these first.</p>
-      <FindingRows findings={props.kev.findings} label="Known exploited findings" showCves />
+      <FindingList findings={props.kev.findings} label="Known exploited findings" showCves />
       {props.kev.more && <p class="more">Only the newest {props.kev.findings.length} are shown.</p>}
     </>
   );

@@ -4,7 +4,7 @@
  * refreshes itself while a delivery is pending. Also the page that confirms a deletion.
  */
 import type { FieldErrors } from '../../shared/errors.js';
-import type { DeliveryResource, WebhookResource } from '../../webhooks/webhooks.schema.js';
+import { MAX_DELIVERIES_SHOWN, type DeliveryResource, type WebhookResource } from '../../webhooks/webhooks.schema.js';
 import { CsrfField, EmptyState, PageHeader, Time } from '../components.js';
 import { Layout } from '../layout.js';
 import { ActiveBadge, FormProblems, LastDelivery, SERVICE_NAMES, WebhookFields, type Frame, type WebhookFormValues } from './webhooks.views.js';
@@ -98,6 +98,11 @@ function Delivery(props: { delivery: DeliveryResource }) {
   );
 }
 
+function countText(n: number): string {
+  if (n >= MAX_DELIVERIES_SHOWN) return `The ${MAX_DELIVERIES_SHOWN} most recent deliveries`;
+  return n === 1 ? 'One delivery' : `${n} deliveries`;
+}
+
 /** The history; live (data-live) while a delivery is pending, so its outcome appears without a reload. */
 export function DeliveryHistory(props: { deliveries: DeliveryResource[] }) {
   const pending = props.deliveries.some((d) => d.status === 'pending');
@@ -111,8 +116,7 @@ export function DeliveryHistory(props: { deliveries: DeliveryResource[] }) {
       ) : (
         <>
           <p class="hint">
-            The {props.deliveries.length === 50 ? '50 most recent' : props.deliveries.length} deliveries, newest first{pending ? '; this list refreshes while one is pending' : ''}. Open one to see what was sent
-            and what came back.
+            {countText(props.deliveries.length)}, newest first{pending ? '; this list refreshes while one is pending' : ''}. Open one to see what was sent and what came back.
           </p>
           <ul class="deliveries">
             {props.deliveries.map((delivery) => (
@@ -203,7 +207,7 @@ export function DeleteWebhookPage(props: { frame: Frame; webhook: WebhookResourc
       <div class="card">
         <h1>Delete this webhook?</h1>
         <p>
-          <span class="webhook-url">{webhook.url}</span> will receive no more events, and its delivery history ({props.deliveries === 50 ? 'at least 50' : props.deliveries}{' '}
+          <span class="webhook-url">{webhook.url}</span> will receive no more events, and its delivery history ({props.deliveries >= MAX_DELIVERIES_SHOWN ? `at least ${MAX_DELIVERIES_SHOWN}` : props.deliveries}{' '}
           {props.deliveries === 1 ? 'delivery' : 'deliveries'}) is deleted with it. This cannot be undone.
         </p>
         <form method="post" action={`/webhooks/${webhook.id}/delete`} class="actions">

@@ -7,8 +7,8 @@ import { Alert, CopyButton, PageHeader } from '../components.js';
 import { Layout } from '../layout.js';
 import type { Frame } from './webhooks.views.js';
 
-/** Verifying by hand in Node: what the Standard Webhooks libraries do. */
-const NODE_EXAMPLE = `import { createHmac, timingSafeEqual } from 'node:crypto';
+/** Verifying by hand in Node: what the Standard Webhooks libraries do (the tests run this text). */
+export const NODE_EXAMPLE = `import { createHmac, timingSafeEqual } from 'node:crypto';
 
 // The secret shown above, kept out of your code (an environment variable, a vault).
 const secret = process.env.RAMPART_WEBHOOK_SECRET; // whsec_...

@@ -85,7 +85,7 @@ export function WebhookFields(props: { values: WebhookFormValues; errors?: Field
         errors={errors}
         hint="HTTPS only, on an address this service may reach. Slack, Discord and Microsoft Teams incoming-webhook URLs get their own message format."
       />
-      <fieldset class={`field${eventErrors.length > 0 ? ' has-error' : ''}`} aria-describedby={eventErrors.length > 0 ? 'f-events-error' : undefined}>
+      <fieldset class={`field webhook-events${eventErrors.length > 0 ? ' has-error' : ''}`} aria-describedby={eventErrors.length > 0 ? 'f-events-error' : undefined}>
         <legend>Events (at least one)</legend>
         {WEBHOOK_EVENTS.map((event) => (
           <EventCheckbox event={event} checked={values.events.includes(event)} />
