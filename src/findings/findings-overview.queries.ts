@@ -41,8 +41,11 @@ export type FindingSummaryRow = Awaited<ReturnType<typeof newestUnresolved>>[num
 
 /**
  * The account's newest Unresolved findings naming one of `cves` (the KEV catalog), at most
- * `limit`. The same backward walk as `newestUnresolved`, filtered by array overlap: it stops after
- * `limit` matches, and reads every Unresolved finding of the account only when fewer match.
+ * `limit`. The same backward walk as `newestUnresolved`: it stops after `limit` matches, and reads
+ * every Unresolved finding of the account only when fewer match. Each finding's CVEs are probed
+ * with `= any(array)`, which the planner hashes; `cve && array` compares every pair instead
+ * (100,000 findings against the 1,400 KEV entries: 6 to 11 s, against 0.3 to 0.6 s, on both stores).
+ * A GIN index on findings.cve would let the catalog side drive the search (a migration).
  */
 export function newestUnresolvedWithCves(db: Db, userId: number, cves: string[], limit: number): Promise<FindingSummaryRow[]> {
   return db
@@ -50,7 +53,7 @@ export function newestUnresolvedWithCves(db: Db, userId: number, cves: string[],
     .select(SUMMARY)
     .where('findings.user_id', '=', userId)
     .where('findings.status', '=', 'Unresolved')
-    .where(sql<boolean>`findings.cve && ${cves}::text[]`)
+    .where(sql<boolean>`exists (select 1 from unnest(findings.cve) as named(cve) where named.cve = any(${cves}::text[]))`)
     .orderBy('findings.created_at', 'desc')
     .orderBy('findings.id', 'desc')
     .limit(limit)

@@ -107,7 +107,7 @@ function countText(n: number): string {
 export function DeliveryHistory(props: { deliveries: DeliveryResource[] }) {
   const pending = props.deliveries.some((d) => d.status === 'pending');
   return (
-    <section id="deliveries" class="card" aria-labelledby="deliveries-title" data-live={pending ? String(LIVE_EVERY_MS) : undefined} aria-busy={pending ? 'true' : undefined}>
+    <section id="deliveries" class="card" aria-labelledby="deliveries-title" data-live={pending ? String(LIVE_EVERY_MS) : undefined}>
       <h2 id="deliveries-title">Recent deliveries</h2>
       {props.deliveries.length === 0 ? (
         <EmptyState title="No deliveries yet">
