@@ -118,3 +118,9 @@ export async function countVulnDbRows(db: Db): Promise<{ cves: number; cpeMatche
   const r = row.rows[0]!;
   return { cves: r.cves, cpeMatches: r.cpe_matches, kev: r.kev, epss: r.epss };
 }
+
+/** Every CVE id in the KEV catalog (about 1,500 rows: the whole catalog, read by its primary key). */
+export async function listKevCves(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('vulndb_kev').select('cve').execute();
+  return rows.map((row) => row.cve);
+}

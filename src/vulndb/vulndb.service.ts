@@ -10,7 +10,7 @@ import type { KnownVulnerability, LookupContext, VulnerabilityLookup } from '../
 import { AppError } from '../shared/errors.js';
 import { evaluateConfigurations, isClientOnly, type Configuration } from './configurations.js';
 import { criterionCovers, normaliseTarget, parseCpe, type Cpe } from './cpe.js';
-import { countVulnDbRows, findCvesWithIntel, findSync, findVulnerableCpeMatches } from './vulndb.queries.js';
+import { countVulnDbRows, findCvesWithIntel, findSync, findVulnerableCpeMatches, listKevCves } from './vulndb.queries.js';
 
 export { DEFAULT_SOURCES, syncVulnDb, type SyncVulnDbOptions, type SyncVulnDbResult, type VulnDbSources } from './vulndb-sync.js';
 
@@ -86,4 +86,13 @@ export interface VulnDbStatus {
 export async function vulnDbStatus(db: Db): Promise<VulnDbStatus> {
   const [counts, nvd, kev, epss] = await Promise.all([countVulnDbRows(db), findSync(db, 'nvd'), findSync(db, 'kev'), findSync(db, 'epss')]);
   return { ...counts, syncedAt: { nvd: nvd?.synced_at ?? null, kev: kev?.synced_at ?? null, epss: epss?.synced_at ?? null } };
+}
+
+/**
+ * The CVE ids of the CISA KEV catalog, or null when it was never loaded (`rampart vulndb sync`):
+ * callers tell "no known exploited finding" from "nothing to compare with".
+ */
+export async function knownExploitedCves(db: Db): Promise<string[] | null> {
+  const cves = await listKevCves(db);
+  return cves.length > 0 ? cves : null;
 }

@@ -8,6 +8,8 @@ import { settingsPages } from './pages/settings.routes.js';
 import { oidcRoutes } from './pages/oidc.routes.js';
 import { findingsPages } from './pages/vulnerabilities.routes.js';
 import { accountEntryRoutes } from './pages/account-entry.routes.js';
+import { dashboardPages } from './pages/dashboard.routes.js';
+import { webhookPages } from './pages/webhooks.routes.js';
 
 /** The page plugins, in the order they register. */
 export async function registerPages(scope: FastifyInstance): Promise<void> {
@@ -16,4 +18,6 @@ export async function registerPages(scope: FastifyInstance): Promise<void> {
   await scope.register(oidcRoutes);
   await scope.register(findingsPages);
   await scope.register(accountEntryRoutes);
+  await scope.register(dashboardPages);
+  await scope.register(webhookPages);
 }

@@ -81,6 +81,14 @@ export async function listWebhooks(db: Db, userId: number): Promise<WebhookResou
   return (await queries.listWebhooks(db, userId)).map((row) => toResource(row, { withSecret: true }));
 }
 
+/**
+ * One of the account's webhooks, without its secret (the web pages show a secret only when it is
+ * made); 404 for no such webhook, 403 for another account's, as the other webhook operations.
+ */
+export async function showWebhook(db: Db, userId: number, id: string): Promise<WebhookResource> {
+  return toResource(await ownWebhook(db, userId, id), { withSecret: false });
+}
+
 export async function createWebhook(deps: WebhookDeps, userId: number, body: CreateWebhookBody): Promise<WebhookResource> {
   if ((await queries.countWebhooks(deps.db, userId)) >= MAX_WEBHOOKS) {
     throw validationError({ webhooks: [`An account can have at most ${MAX_WEBHOOKS} webhooks; delete one first.`] });
