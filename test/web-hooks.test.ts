@@ -71,12 +71,6 @@ function webhookPki(t: TestContext) {
   return { pki, env: { RAMPART_WEBHOOK_CA_FILE: caFile, RAMPART_WEBHOOK_RETRY_DELAYS: '0,0,0', RAMPART_WEBHOOK_TIMEOUT_MS: '10000', RAMPART_WORKER_POLL_MS: '50' } };
 }
 
-/**
- * The web scope shares the API's per-address limit (60 a minute at the trial rate, assets and the
- * live regions' refreshes included), which one browser on one page exceeds within a minute: these
- * tests raise it so that they test the pages, not the limiter.
- */
-const UNLIMITED = { RAMPART_RATE_LIMITS: 'trial=100000' };
 
 /** A bearer token for the account, for the API calls that prepare or cross-check a page. */
 async function bearer(app: TestApp['app'], db: TestApp['store']['db'], user: User): Promise<{ authorization: string }> {
@@ -153,7 +147,7 @@ test('webhooks in Chromium: create (secret once), live test ping verified with i
   const setup = webhookPki(t);
   if (!setup) return t.skip('needs openssl (Debian package openssl)');
   const receiver = await startReceiver(t, setup.pki);
-  const server = await startWebServer(t, { env: { ...setup.env, ...UNLIMITED }, background: {} });
+  const server = await startWebServer(t, { env: setup.env, background: {} });
   const tp = await newPage(t, server);
   const { page } = tp;
   await signInAs(server, tp);
@@ -267,7 +261,7 @@ async function newScan(server: WebServer, auth: { authorization: string }, body:
 test('the dashboard in Chromium: counts as the API counts them, KEV-listed findings, scans due next, live runs; and empty', async (t) => {
   if (!requireChromium(t)) return;
   if (SAMPLES_SKIP) return t.skip(SAMPLES_SKIP);
-  const server = await startWebServer(t, { env: UNLIMITED });
+  const server = await startWebServer(t);
   const { db } = server.store;
 
   // Empty: every box says what to do, and that no vulnerability database is loaded.

@@ -163,7 +163,8 @@ test('first sign-in creates a trial account without a password, a second finds i
   );
   assert.equal(after[0]!.name, 'Alice Example');
 
-  // An account that never verified its address: the provider proves it, and sessions started before end.
+  // An account that never verified its address: the provider proves it, the password whoever signed
+  // up first set is removed (they may not own the address), and sessions started before end.
   const bob = await createUser(server.store.db, { email: 'bob@example.com', password: 'a password set before verification' });
   const early = await startSession(server.store.db, bob, { idleMinutes: 60, maxHours: 2 }, {});
   const third = await newPage(t, server);
@@ -174,6 +175,7 @@ test('first sign-in creates a trial account without a password, a second finds i
   const [verified] = await usersWithEmail(server.store.db, 'bob@example.com');
   assert.equal(verified?.id, bob.id);
   assert.ok(verified?.email_verified_at);
+  assert.equal(verified?.password_hash, null);
   assert.equal(await resumeSession(server.store.db, early.token, { idleMinutes: 60, maxHours: 2 }), undefined);
 });
 

@@ -15,7 +15,7 @@ import { AppError } from '../shared/errors.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import type { Db } from '../db/database.js';
 import type { User } from '../db/schema.js';
-import { createUser, findUserByEmail, markEmailVerified } from './users.service.js';
+import { claimUnverifiedAccount, createUser, findUserByEmail } from './users.service.js';
 import { endUserSessions } from './sessions.service.js';
 import * as logins from './oidc-logins.queries.js';
 
@@ -297,16 +297,17 @@ async function accountFor(db: Db, claims: Record<string, unknown>, options: { pr
 
 /**
  * Lets an existing account in, unless disabled. An address the account had not verified is now
- * proven by the provider: it is marked verified, and any session started before that proof ends.
+ * proven by the provider: it is marked verified, the password whoever signed up first chose is
+ * removed (they may not be the owner), and any session started before that proof ends.
  */
 async function admit(db: Db, user: User, returnTo: string): Promise<User> {
   if (user.disabled_at) {
     throw new OidcSignInError('disabled', 'This account is disabled. Ask the administrator of this Rampart to enable it.', { context: { step: 'account', userId: user.id }, returnTo });
   }
   if (!user.email_verified_at) {
-    await markEmailVerified(db, user.id);
+    await claimUnverifiedAccount(db, user.id);
     await endUserSessions(db, user.id);
-    return { ...user, email_verified_at: new Date() };
+    return { ...user, email_verified_at: new Date(), password_hash: null };
   }
   return user;
 }

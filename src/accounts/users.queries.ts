@@ -31,6 +31,11 @@ export async function markEmailVerified(db: Db, id: number): Promise<void> {
     .execute();
 }
 
+/** Removes an account's password (it signs in another way until it sets one by reset). */
+export async function clearPasswordHash(db: Db, id: number): Promise<void> {
+  await db.updateTable('users').set({ password_hash: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
 /** Replaces an account's password hash. */
 export async function updatePasswordHash(db: Db, id: number, passwordHash: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: sql`now()` }).where('id', '=', id).execute();

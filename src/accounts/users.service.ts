@@ -202,3 +202,16 @@ export async function setPassword(db: Db, user: Pick<User, 'id' | 'email'>, pass
   if (problems.length > 0) throw validationError({ password: problems });
   await users.updatePasswordHash(db, user.id, await hashPassword(password));
 }
+
+/**
+ * An identity provider proved the address of an account that had never verified it: the account
+ * is now that address's owner's. Its password was set by whoever signed up with the address first
+ * (possibly not its owner), so it is removed, and the account is marked verified; the owner sets a
+ * password by reset if they want one. The caller ends the account's sessions.
+ */
+export async function claimUnverifiedAccount(db: Db, userId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await users.clearPasswordHash(trx, userId);
+    await users.markEmailVerified(trx, userId);
+  });
+}
