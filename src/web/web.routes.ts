@@ -4,8 +4,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { signOutRoutes } from './pages/sign-out.routes.js';
+import { scanPages } from './pages/scans.routes.js';
 
 /** The page plugins, in the order they register. */
 export async function registerPages(scope: FastifyInstance): Promise<void> {
   await scope.register(signOutRoutes);
+  await scope.register(scanPages);
 }

@@ -5,6 +5,7 @@
  * attributes, so pages need no inline script (the CSP forbids it). A page's own behaviour goes in
  * a module of this folder imported below, keyed on its own data-* attribute.
  */
+import './scans.js';
 
 /**
  * `data-live="<ms>"` on an element with an id: the page is fetched again every <ms> and the
