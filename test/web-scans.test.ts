@@ -58,14 +58,17 @@ function gatedEngine(name: string, gate: ReturnType<typeof runGate>): Engine {
   };
 }
 
-async function scanServer(t: TestContext, gate = runGate()): Promise<{ server: WebServer; gate: ReturnType<typeof runGate> }> {
+/** A listening Rampart with a worker; `nuclei: false` leaves Nuclei to the registry (no templates: not available). */
+async function scanServer(t: TestContext, options: { nuclei?: boolean } = {}): Promise<{ server: WebServer; gate: ReturnType<typeof runGate> }> {
+  const gate = runGate();
   const rampart = gatedEngine('rampart', gate);
+  const nuclei = options.nuclei === false ? {} : { Nuclei: scriptedEngine('nuclei', { next: { findings: [] } }) };
   const server = await startWebServer(t, {
     background: {},
     // The web scope counts every request (pages, assets, live refreshes) against the address at the
     // trial rate (60 a minute): a test browsing for a minute would hit it (reported, not ours to change).
     env: { RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'trial=100000' },
-    engines: { Rampart: rampart, OpenVas: rampart, ZAP: scriptedEngine('zap', { next: { findings: [] } }), Nuclei: scriptedEngine('nuclei', { next: { findings: [] } }) },
+    engines: { Rampart: rampart, OpenVas: rampart, ZAP: scriptedEngine('zap', { next: { findings: [] } }), ...nuclei },
   });
   // A held run must not keep the worker from stopping.
   t.after(() => gate.release());
@@ -171,7 +174,7 @@ async function createThroughForm(tp: TestPage, fields: { name: string; type: str
   return /\/scans\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
 }
 
-test('scan pages in a browser: create each type, watch runs finish live, reports, rerun, edit, delete', async (t) => {
+test('scan pages in a browser: create each type, watch runs finish live, reports, rerun, edit, delete, 404 for another account', async (t) => {
   if (!requireChromium(t)) return;
   const { server, gate } = await scanServer(t);
   const tp = await newPage(t, server);
@@ -236,6 +239,8 @@ test('scan pages in a browser: create each type, watch runs finish live, reports
 
   // Edit the name.
   await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByRole('heading', { name: 'Edit Loopback network' }).waitFor();
+  await checkPage(tp, 'scan-edit');
   await page.getByLabel('Name').fill('Loopback network, renamed');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText('Scan updated.').waitFor();
@@ -247,6 +252,22 @@ test('scan pages in a browser: create each type, watch runs finish live, reports
   const stored = await showScan(server.store.db, user.id, zap);
   assert.equal(stored.zap_authenticated, true);
   assert.ok(stored.zap_login_script);
+  // Edit: the stored login script removed turns authentication off.
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByLabel('Remove the stored login script').check();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Scan updated.').waitFor();
+  await page.getByText('Authenticated').waitFor();
+  assert.equal((await showScan(server.store.db, user.id, zap)).zap_authenticated, false);
+
+  // Another account's browser: the scan's URL is the 404 page.
+  const intruder = await newPage(t, server);
+  await signInAs(server, intruder, { role: 'premium' });
+  const foreign = await intruder.page.goto(`/scans/${zap}`);
+  assert.equal(foreign?.status(), 404);
+  await intruder.page.getByRole('heading', { name: /not found/i }).waitFor();
+  assert.equal(await intruder.page.getByText('Web app').count(), 0);
+
   await createThroughForm(tp, { name: 'Templates', type: 'Nuclei', targets: HOST });
   await page.locator('#runs .status-completed').waitFor();
   await createThroughForm(tp, { name: 'Greenbone', type: 'OpenVas', targets: HOST });
@@ -256,6 +277,7 @@ test('scan pages in a browser: create each type, watch runs finish live, reports
   await page.goto(`/scans/${uuid}`);
   await page.getByRole('link', { name: 'Delete' }).click();
   await page.getByText('its 2 runs and their reports;').waitFor();
+  await checkPage(tp, 'scan-delete');
   await page.getByRole('button', { name: 'Delete scan' }).click();
   await page.waitForURL(/\/scans$/);
   await page.getByText('Scan “Loopback network, renamed” deleted.').waitFor();
@@ -263,13 +285,20 @@ test('scan pages in a browser: create each type, watch runs finish live, reports
   await assert.rejects(showScan(server.store.db, user.id, uuid), /not found/i);
 });
 
-test('scan form in a browser: errors beside their fields with the input kept; trial plan limits shown', async (t) => {
+test('scan form in a browser: errors beside their fields with the input kept; trial plan limits and unavailable types shown', async (t) => {
   if (!requireChromium(t)) return;
-  const { server } = await scanServer(t);
+  const { server } = await scanServer(t, { nuclei: false });
   const tp = await newPage(t, server);
   await signInAs(server, tp, { role: 'trial' });
   const { page } = tp;
   await page.goto('/scans/new');
+
+  // Nuclei without templates: offered disabled, with the registry's reason.
+  const nuclei = server.app.ctx.engines.forScanType('Nuclei');
+  assert.equal(nuclei.available, false, 'a fresh data directory has no nuclei templates');
+  assert.equal(await page.locator('#f-scan_type-Nuclei').isDisabled(), true);
+  await page.getByText(`Not available on this deployment: ${nuclei.available ? '' : nuclei.reason}`).waitFor();
+  assert.equal(await page.locator('#f-scan_type-ZAP').isDisabled(), false);
 
   // Trial: the narrative and Unmanaged are there, disabled, saying which plan they need.
   assert.equal(await page.getByLabel('Attack narrative in the report').isDisabled(), true);
@@ -329,18 +358,5 @@ test('Unmanaged scan (pro): no fake agent download, a results upload records a r
   await page.getByRole('button', { name: 'Upload results' }).click();
   await page.getByText(/Results imported: 13 findings from nmap 7\.12, recorded as run 0\./).waitFor();
   await page.locator('#runs').getByRole('cell', { name: '13', exact: true }).waitFor();
-});
-
-test("another account's scan URL is the 404 page in a browser", async (t) => {
-  if (!requireChromium(t)) return;
-  const { server } = await scanServer(t);
-  const owner = await newPage(t, server);
-  await signInAs(server, owner, { role: 'basic' });
-  const uuid = await createThroughForm(owner, { name: 'Mine', type: 'Rampart', targets: HOST });
-  const intruder = await newPage(t, server);
-  await signInAs(server, intruder, { role: 'basic' });
-  const response = await intruder.page.goto(`/scans/${uuid}`);
-  assert.equal(response?.status(), 404);
-  await intruder.page.getByText('404').first().waitFor();
-  assert.equal(await intruder.page.getByText('Mine').count(), 0);
+  await checkPage(tp, 'scan-unmanaged');
 });

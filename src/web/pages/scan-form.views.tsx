@@ -95,7 +95,7 @@ export function ScanFormPage(props: ScanFormProps) {
         />
         <ScheduleFields {...props} />
         <Field name="scan_email" label="Report email" type="email" required maxLength={100} autocomplete="email" value={values.scan_email} errors={errors} hint="The report of each run is mailed here." />
-        <ZapFields {...props} />
+        {(mode === 'new' || values.scan_type === 'ZAP') && <ZapFields {...props} />}
         <Checkbox
           name="include_attack_narrative"
           label="Attack narrative in the report"
