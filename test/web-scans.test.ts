@@ -127,6 +127,20 @@ test('scan pages: sign-in required, CSRF required, 422 with the fields kept, ano
   assert.match(refused.body, /id="f-scan_email-error"[^>]*>The scan email field must be a valid email address\./);
   assert.match(refused.body, /https:\/\/example\.com\/<\/textarea>/, 'the targets typed are kept');
 
+  // A login script over the deployment's limit: refused beside the file field, the fields after it still read.
+  const max = server.config.loginScriptMaxBytes;
+  const big = multipart({ ...NEW_SCAN, scan_type: 'ZAP', scan_target: `http://${HOST}/`, zap_authenticated: '1' }, { zap_login_script: { name: 'login.py', content: Buffer.alloc(max + 1, 'a') } });
+  const tooBig = await server.app.inject({
+    method: 'POST',
+    url: `/scans/new?_csrf=${owner.csrf}`,
+    headers: { cookie: owner.cookie, 'content-type': big.contentType },
+    payload: Buffer.concat([big.payload.subarray(0, big.payload.lastIndexOf(Buffer.from('------rampart-test-boundary--'))), Buffer.from('------rampart-test-boundary\r\nContent-Disposition: form-data; name="scan_name"\r\n\r\nNamed after the file\r\n------rampart-test-boundary--\r\n')]),
+  });
+  assert.equal(tooBig.statusCode, 422);
+  assert.match(tooBig.body, new RegExp(`id="f-zap_login_script-error"[^>]*>The zap login script must not be larger than ${max} bytes\\.`));
+  assert.match(tooBig.body, /The file you chose was not kept: choose it again\./);
+  assert.match(tooBig.body, /value="Named after the file"/, 'a field after the file is read');
+
   const good = multipart(NEW_SCAN);
   const created = await server.app.inject({ method: 'POST', url: `/scans/new?_csrf=${owner.csrf}`, headers: { cookie: owner.cookie, 'content-type': good.contentType }, payload: good.payload });
   assert.equal(created.statusCode, 303, created.body);

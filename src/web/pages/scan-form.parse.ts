@@ -5,7 +5,7 @@
  * the API's own messages so a field reads the same wherever the scan was made.
  */
 import type { FastifyRequest } from 'fastify';
-import type { FieldErrors } from '../../shared/errors.js';
+import { AppError, type FieldErrors } from '../../shared/errors.js';
 import { isEmail } from '../../shared/validation.js';
 import { SCAN_FREQUENCIES, SCAN_TYPES, type CreateScanBody, type UpdateScanBody } from '../../scans/scans.schema.js';
 
@@ -64,15 +64,15 @@ export async function readScanForm(request: FastifyRequest, maxScriptBytes: numb
   let intent = 'save';
   let loginScript: string | undefined;
   let fileError: string | undefined;
-  for await (const part of request.parts({ limits: { fileSize: maxScriptBytes, files: 1, fields: 40, fieldSize: 1_048_576 } })) {
+  if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'The scan form is sent as multipart/form-data; reload the page and try again.');
+  // A script over the limit is cut short (truncated) rather than thrown: the fields after it are still read, to be shown again.
+  const options = { limits: { fileSize: maxScriptBytes, files: 1, fields: 40, fieldSize: 1_048_576 }, throwFileSizeLimit: false };
+  for await (const part of request.parts(options as Parameters<FastifyRequest['parts']>[0])) {
     if (part.type === 'file') {
-      const data = await part.toBuffer().catch((error: unknown) => {
-        if ((error as { code?: string }).code !== 'FST_REQ_FILE_TOO_LARGE') throw error;
-        return undefined;
-      });
+      const data = await part.toBuffer();
       if (part.fieldname !== 'zap_login_script') continue;
       // A file input left empty still sends a part, with no name and no bytes.
-      if (data === undefined || part.file.truncated) fileError = `The zap login script must not be larger than ${maxScriptBytes} bytes.`;
+      if (part.file.truncated) fileError = `The zap login script must not be larger than ${maxScriptBytes} bytes.`;
       else if (part.filename !== '' || data.length > 0) loginScript = data.toString('base64');
       continue;
     }
