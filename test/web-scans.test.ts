@@ -168,6 +168,15 @@ test('scan pages: sign-in required, CSRF required, 422 with the fields kept, ano
   assert.match(previewed.body, /2099-01-12 09:30 GMT\+1/);
   const list = await server.app.inject({ method: 'GET', url: '/scans', headers: { cookie: owner.cookie } });
   assert.equal((list.body.match(/href="\/scans\/[0-9a-f-]{36}"/g) ?? []).length, 1, 'the preview stored no scan');
+
+  // Saved, the same schedule is on the scan page, server-rendered in the scan's zone.
+  const weekly = multipart({ ...NEW_SCAN, scan_name: 'Weekly', scan_frequency: 'Weekly', scan_start_date: '2099-01-05', scan_start_time: '09:30', scan_time_zone: 'Europe/Berlin' });
+  const saved = await server.app.inject({ method: 'POST', url: `/scans/new?_csrf=${owner.csrf}`, headers: { cookie: owner.cookie, 'content-type': weekly.contentType }, payload: weekly.payload });
+  assert.equal(saved.statusCode, 303, saved.body);
+  const weeklyPage = await server.app.inject({ method: 'GET', url: saved.headers.location as string, headers: { cookie: owner.cookie } });
+  assert.match(weeklyPage.body, /<ol class="upcoming">.*2099-01-05 09:30 GMT\+1.*2099-01-12 09:30 GMT\+1.*2099-02-02 09:30 GMT\+1/s);
+  assert.match(weeklyPage.body, /The first run starts at the scheduled time\./);
+  assert.doesNotMatch(weeklyPage.body, /data-live=/, 'nothing moves: no live region');
 });
 
 /** Fills the new-scan form and submits it; returns the new scan's uuid from the page it lands on. */

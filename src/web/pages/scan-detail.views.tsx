@@ -62,7 +62,7 @@ export function ScanPage(props: ScanPageProps) {
             <ol class="upcoming">
               {props.schedule.upcoming.map((run) => (
                 <li>
-                  <time dateTime={run.at}>{run.local}</time>
+                  <span title={`${run.at} (UTC)`}>{run.local}</span>
                 </li>
               ))}
             </ol>

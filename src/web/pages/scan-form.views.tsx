@@ -220,7 +220,10 @@ function ScheduleFields(props: ScanFormProps) {
   );
 }
 
-/** The next runs a schedule gives; the element the script refreshes in place. */
+/**
+ * The next runs a schedule gives, in the scan's own zone (not a localised <time>: the point is the
+ * wall-clock time where the scan runs); the element the script refreshes in place.
+ */
 export function SchedulePreviewView(props: { preview: SchedulePreview | undefined; frequency: string }) {
   const { preview } = props;
   return (
@@ -235,7 +238,7 @@ export function SchedulePreviewView(props: { preview: SchedulePreview | undefine
               {preview.runsNow && <li>As soon as the scan is created</li>}
               {preview.upcoming.map((run) => (
                 <li>
-                  <time dateTime={run.at}>{run.local}</time>
+                  <span title={`${run.at} (UTC)`}>{run.local}</span>
                 </li>
               ))}
             </ol>
