@@ -170,13 +170,26 @@ test('scan pages: sign-in required, CSRF required, 422 with the fields kept, ano
   assert.equal((list.body.match(/href="\/scans\/[0-9a-f-]{36}"/g) ?? []).length, 1, 'the preview stored no scan');
 
   // Saved, the same schedule is on the scan page, server-rendered in the scan's zone.
-  const weekly = multipart({ ...NEW_SCAN, scan_name: 'Weekly', scan_frequency: 'Weekly', scan_start_date: '2099-01-05', scan_start_time: '09:30', scan_time_zone: 'Europe/Berlin' });
+  const weekly = multipart({ ...NEW_SCAN, scan_name: 'Weekly', scan_frequency: 'Weekly', scan_start_date: 'Jan 5, 2099', scan_start_time: '9:30 AM', scan_time_zone: 'Europe/Berlin' });
   const saved = await server.app.inject({ method: 'POST', url: `/scans/new?_csrf=${owner.csrf}`, headers: { cookie: owner.cookie, 'content-type': weekly.contentType }, payload: weekly.payload });
   assert.equal(saved.statusCode, 303, saved.body);
   const weeklyPage = await server.app.inject({ method: 'GET', url: saved.headers.location as string, headers: { cookie: owner.cookie } });
   assert.match(weeklyPage.body, /<ol class="upcoming">.*2099-01-05 09:30 GMT\+1.*2099-01-12 09:30 GMT\+1.*2099-02-02 09:30 GMT\+1/s);
   assert.match(weeklyPage.body, /The first run starts at the scheduled time\./);
   assert.doesNotMatch(weeklyPage.body, /data-live=/, 'nothing moves: no live region');
+
+  // Its edit form shows the API's free-form start in the date and time inputs' forms; saving a new name keeps the schedule.
+  const weeklyUuid = (saved.headers.location as string).split('/').pop()!;
+  const edit = await server.app.inject({ method: 'GET', url: `/scans/${weeklyUuid}/edit`, headers: { cookie: owner.cookie } });
+  assert.match(edit.body, /name="scan_start_date"[^>]*value="2099-01-05"|value="2099-01-05"[^>]*name="scan_start_date"/);
+  assert.match(edit.body, /name="scan_start_time"[^>]*value="09:30"|value="09:30"[^>]*name="scan_start_time"/);
+  const renamed = multipart({ ...NEW_SCAN, scan_name: 'Weekly, renamed', scan_frequency: 'Weekly', scan_start_date: '2099-01-05', scan_start_time: '09:30', scan_time_zone: 'Europe/Berlin' });
+  const update = await server.app.inject({ method: 'POST', url: `/scans/${weeklyUuid}/edit?_csrf=${owner.csrf}`, headers: { cookie: owner.cookie, 'content-type': renamed.contentType }, payload: renamed.payload });
+  assert.equal(update.statusCode, 303, update.body);
+  const renamedScan = await showScan(server.store.db, owner.user.id, weeklyUuid);
+  assert.equal(renamedScan.scan_name, 'Weekly, renamed');
+  assert.equal(renamedScan.scan_start_date, 'Jan 5, 2099', 'an unchanged start is not sent');
+  assert.equal(renamedScan.next_run_at, '2099-01-05T08:30:00.000Z');
 });
 
 /** Fills the new-scan form and submits it; returns the new scan's uuid from the page it lands on. */

@@ -206,6 +206,21 @@ export function previewNewSchedule(
   };
 }
 
+/**
+ * A stored start date and time in the forms a browser's date and time inputs take (`2026-12-01`,
+ * `21:30`): a scan made through the API may hold `Dec 1, 2026` and `9:30 PM`. Text that does not
+ * parse is returned as it is.
+ */
+export function startAsInputs(date: string | null, time: string | null): { date: string; time: string } {
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const parsedDate = date ? parseStartDate(date) : undefined;
+  const parsedTime = time ? parseStartTime(time) : undefined;
+  return {
+    date: parsedDate?.ok ? `${pad(parsedDate.value.year, 4)}-${pad(parsedDate.value.month)}-${pad(parsedDate.value.day)}` : (date ?? ''),
+    time: parsedTime?.ok ? `${pad(parsedTime.value.hour)}:${pad(parsedTime.value.minute)}` : (time ?? ''),
+  };
+}
+
 export async function showScan(db: Db, userId: number, uuid: string): Promise<ScanResource> {
   const scan = await requireScan(db, userId, uuid);
   return toScanResource(scan, (await findCurrentRun(db, scan.id))?.progress ?? null);

@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError, type FieldErrors } from '../../shared/errors.js';
 import { isEmail } from '../../shared/validation.js';
 import { SCAN_FREQUENCIES, SCAN_TYPES, type CreateScanBody, type UpdateScanBody } from '../../scans/scans.schema.js';
+import { startAsInputs } from '../../scans/scans.service.js';
 
 /** Every value of the form, as typed (checkboxes as booleans). */
 export interface ScanFormValues {
@@ -160,8 +161,9 @@ export function valuesOfScan(scan: {
     scan_type: scan.scan_type,
     scan_target: scan.scan_target,
     scan_frequency: scan.scan_frequency,
-    scan_start_date: scan.scan_start_date ?? '',
-    scan_start_time: scan.scan_start_time ?? '',
+    // As the date and time inputs show them (a scan made through the API may say "Dec 1, 2026", "9:30 PM").
+    scan_start_date: startAsInputs(scan.scan_start_date, scan.scan_start_time).date,
+    scan_start_time: startAsInputs(scan.scan_start_date, scan.scan_start_time).time,
     scan_time_zone: scan.scan_time_zone,
     scan_email: scan.scan_email,
     zap_authenticated: scan.zap_authenticated,
