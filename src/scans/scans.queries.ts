@@ -24,7 +24,7 @@ export function findScanByUuid(db: Db, uuid: string): Promise<Scan | undefined> 
   return db.selectFrom('scans').selectAll().where('uuid', '=', uuid).executeTakeFirst();
 }
 
-/** The account's scans, newest first, each with the progress of its latest run. */
+/** The account's scans, newest first, each with the progress of its latest run and when a run last ended. */
 export function listScans(db: Db, userId: number) {
   return db
     .selectFrom('scans')
@@ -37,6 +37,14 @@ export function listScans(db: Db, userId: number) {
         .orderBy('runs.run_index', 'desc')
         .limit(1)
         .as('current_progress'),
+    )
+    // When its latest run ended (the list page's "last run"); the API's resource leaves it out.
+    .select((eb) =>
+      eb
+        .selectFrom('runs')
+        .select((inner) => inner.fn.max('runs.completed_at').as('completed_at'))
+        .whereRef('runs.scan_id', '=', 'scans.id')
+        .as('last_completed_at'),
     )
     .where('user_id', '=', userId)
     .orderBy('id', 'desc')

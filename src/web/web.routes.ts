@@ -10,6 +10,7 @@ import { findingsPages } from './pages/vulnerabilities.routes.js';
 import { accountEntryRoutes } from './pages/account-entry.routes.js';
 import { dashboardPages } from './pages/dashboard.routes.js';
 import { webhookPages } from './pages/webhooks.routes.js';
+import { scanPages } from './pages/scans.routes.js';
 
 /** The page plugins, in the order they register. */
 export async function registerPages(scope: FastifyInstance): Promise<void> {
@@ -20,4 +21,5 @@ export async function registerPages(scope: FastifyInstance): Promise<void> {
   await scope.register(accountEntryRoutes);
   await scope.register(dashboardPages);
   await scope.register(webhookPages);
+  await scope.register(scanPages);
 }

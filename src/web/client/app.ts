@@ -6,6 +6,7 @@
  * a module of this folder imported below, keyed on its own data-* attribute.
  */
 import './findings.js';
+import './scans.js';
 
 /**
  * `data-live="<ms>"` on an element with an id: the page is fetched again every <ms> and the
