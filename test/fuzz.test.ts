@@ -12,6 +12,7 @@ import type { InjectOptions } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isPagePath } from '../src/web/web.plugin.js';
 import { STORE_KIND } from './helpers/app.js';
 import { finding, startScripted } from './helpers/scripted-engines.js';
 import { waitFor } from './helpers/servers.js';
@@ -155,10 +156,16 @@ function requestFor(r: Random, route: RouteEntry, operation: Operation | undefin
   return { method, url, headers, payload: body.payload, note: body.note };
 }
 
-/** What is wrong with a reply, or undefined: no 5xx, errors as `{message}`, always an X-Request-Id. */
+/**
+ * What is wrong with a reply, or undefined: no 5xx, always an X-Request-Id, and errors as
+ * `{message}` (the web application's pages answer HTML error pages instead).
+ */
 function judge(method: string, url: string, status: number, headers: Record<string, unknown>, body: string): string | undefined {
   if (status >= 500) return `${status} ${clip(body, 200)}`;
   if (!headers['x-request-id']) return `${status} without X-Request-Id`;
+  if (status >= 400 && isPagePath(url) && String(headers['content-type']).startsWith('text/html')) {
+    return body.startsWith('<!doctype html>') ? undefined : `${status} page that is not a document: ${clip(body, 200)}`;
+  }
   if (status >= 400 && method !== 'HEAD') {
     let parsed: unknown;
     try {

@@ -65,9 +65,7 @@ async function scanServer(t: TestContext, options: { nuclei?: boolean } = {}): P
   const nuclei = options.nuclei === false ? {} : { Nuclei: scriptedEngine('nuclei', { next: { findings: [] } }) };
   const server = await startWebServer(t, {
     background: {},
-    // The web scope counts every request (pages, assets, live refreshes) against the address at the
-    // trial rate (60 a minute): a test browsing for a minute would hit it (reported, not ours to change).
-    env: { RAMPART_WORKER_POLL_MS: '20', RAMPART_RATE_LIMITS: 'trial=100000' },
+    env: { RAMPART_WORKER_POLL_MS: '20' },
     engines: { Rampart: rampart, OpenVas: rampart, ZAP: scriptedEngine('zap', { next: { findings: [] } }), ...nuclei },
   });
   // A held run must not keep the worker from stopping.

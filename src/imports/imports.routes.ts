@@ -12,7 +12,7 @@ import { authErrors, UuidParamsSchema } from '../http/schemas.js';
 import { AppError, fieldError } from '../shared/errors.js';
 import { ACCEPTED_FORMATS } from '../engines/importers/import-file.js';
 import { importResults } from './imports.service.js';
-import { tooLarge } from './upload-spool.js';
+import { boundedFileStream, tooLarge } from './upload-spool.js';
 
 /** The content types a raw results file may be sent with. */
 export const RAW_CONTENT_TYPES = ['application/xml', 'text/xml', 'application/json', 'application/x-ndjson', 'text/plain', 'text/csv'];
@@ -66,7 +66,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
         });
         if (!part) throw fieldError('file', 'The multipart body has no "file" field.');
         if (part.fieldname !== 'file') throw fieldError('file', `The multipart field must be called "file", not "${part.fieldname}".`);
-        body = fileStream(part.file, maxBytes);
+        body = boundedFileStream(part.file, maxBytes);
       } else {
         body = (request.body as IncomingMessage | undefined) ?? EMPTY;
       }
@@ -79,13 +79,3 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-/** A multipart file's bytes; @fastify/multipart's own size error becomes our 413. */
-async function* fileStream(file: AsyncIterable<Uint8Array> & { truncated?: boolean }, maxBytes: number): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of file) yield chunk;
-  } catch (error) {
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
-    throw error;
-  }
-  if (file.truncated) throw tooLarge(maxBytes);
-}

@@ -58,3 +58,18 @@ export async function spoolUpload(source: AsyncIterable<Uint8Array | string>, ma
   }
   return { size, open: () => createReadStream(file, { highWaterMark: 64 * 1024 }), remove };
 }
+
+/**
+ * The bytes of an uploaded multipart file, bounded: @fastify/multipart's own size error, or a file
+ * it truncated at the limit, becomes the 413 that names the limit (the API's upload and the scan
+ * page's upload form alike).
+ */
+export async function* boundedFileStream(file: AsyncIterable<Uint8Array> & { truncated?: boolean }, maxBytes: number): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of file) yield chunk;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
+    throw error;
+  }
+  if (file.truncated) throw tooLarge(maxBytes);
+}

@@ -8,7 +8,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -22,6 +21,7 @@ import { startBackground, type BackgroundOptions } from '../../src/runs/backgrou
 import { createEngineRegistry } from '../../src/engines/registry.js';
 import pino from 'pino';
 import { buildTestApp, type TestApp } from './app.js';
+import { findFreeLoopbackPort } from '../../src/shared/free-port.js';
 
 export const CHROMIUM = process.env.RAMPART_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../docs/screenshots');
@@ -33,16 +33,6 @@ export function requireChromium(t: TestContext): boolean {
   return false;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface WebServer extends TestApp {
   /** The base URL it listens on, e.g. http://127.0.0.1:41234 (no trailing slash). */
@@ -64,7 +54,7 @@ export async function startWebServer(
     background?: { scheduler?: boolean; lookup?: BackgroundOptions['lookup'] };
   } = {},
 ): Promise<WebServer> {
-  const port = await freePort();
+  const port = await findFreeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   // `after` hooks run in the order they were added: this one, added before the store's, stops the
   // background while the store is still open.

@@ -10,6 +10,7 @@ import multipart from '@fastify/multipart';
 import * as scans from '../../scans/scans.service.js';
 import * as reports from '../../reports/reports.service.js';
 import { importResults } from '../../imports/imports.service.js';
+import { boundedFileStream } from '../../imports/upload-spool.js';
 import { AppError, fieldError, type FieldErrors } from '../../shared/errors.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../shared/report-formats.js';
 import { requireViewer, viewerOf } from '../web.plugin.js';
@@ -92,7 +93,7 @@ export async function scanPages(app: FastifyInstance): Promise<void> {
       if (!request.isMultipart()) throw fieldError('file', 'Choose a results file to upload.');
       const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 0, parts: 1 } });
       if (!part || part.fieldname !== 'file' || part.filename === '') throw fieldError('file', 'Choose a results file to upload.');
-      const outcome = await importResults({ db: app.ctx.db, config: app.ctx.config, log: request.log }, viewer.user.id, request.params.uuid, limited(part.file, maxBytes));
+      const outcome = await importResults({ db: app.ctx.db, config: app.ctx.config, log: request.log }, viewer.user.id, request.params.uuid, boundedFileStream(part.file, maxBytes));
       const text = `Results imported: ${outcome.findings} finding${outcome.findings === 1 ? '' : 's'} from ${outcome.engine.name} ${outcome.engine.version}, recorded as run ${outcome.runIndex}.`;
       return redirectWithFlash(request, reply, `/scans/${encodeURIComponent(request.params.uuid)}`, { kind: 'success', text });
     } catch (error) {
@@ -115,17 +116,4 @@ async function renderScanPage(app: FastifyInstance, request: UuidRequest, reply:
   return sendPage(reply, page, uploadErrors ? 422 : 200);
 }
 
-/** A multipart file's bytes; @fastify/multipart's size error (or a truncated file) becomes the 413 the API gives. */
-async function* limited(file: AsyncIterable<Uint8Array> & { truncated?: boolean }, maxBytes: number): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of file) yield chunk;
-  } catch (error) {
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
-    throw error;
-  }
-  if (file.truncated) throw tooLarge(maxBytes);
-}
 
-function tooLarge(maxBytes: number): AppError {
-  return new AppError('payload_too_large', `The results file is larger than the ${Math.floor(maxBytes / 1_048_576)} MiB this deployment accepts.`);
-}
