@@ -164,7 +164,7 @@ function judge(method: string, url: string, status: number, headers: Record<stri
   if (status >= 500) return `${status} ${clip(body, 200)}`;
   if (!headers['x-request-id']) return `${status} without X-Request-Id`;
   if (status >= 400 && isPagePath(url) && String(headers['content-type']).startsWith('text/html')) {
-    return body.startsWith('<!doctype html>') ? undefined : `${status} page that is not a document: ${clip(body, 200)}`;
+    return method === 'HEAD' || body.startsWith('<!doctype html>') ? undefined : `${status} page that is not a document: ${clip(body, 200)}`;
   }
   if (status >= 400 && method !== 'HEAD') {
     let parsed: unknown;
