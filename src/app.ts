@@ -37,7 +37,7 @@ import { DeliverySchema, WebhookSchema } from './webhooks/webhooks.schema.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { routeCatalog } from './mcp/tools.js';
 import { createEngineRegistry, type EngineRegistry } from './engines/registry.js';
-import { isPagePath, webApplication } from './web/web.plugin.js';
+import { isPagePath, securityHeaders, webApplication } from './web/web.plugin.js';
 import { registerPages } from './web/web.routes.js';
 import { sendPage } from './web/render.js';
 import { ErrorPage } from './web/pages/error.page.js';
@@ -101,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A browser asking for an unknown page gets the application's 404 page, not JSON.
     notFoundPage: (request, reply) =>
       request.method === 'GET' && isPagePath(request.url) && (request.headers.accept ?? '').includes('text/html')
-        ? sendPage(reply.header('content-security-policy', "default-src 'self'; frame-ancestors 'none'"), ErrorPage({ status: 404, user: null, csrfToken: '' }), 404)
+        ? sendPage(reply.headers(securityHeaders(config.baseUrl)), ErrorPage({ status: 404, user: null, csrfToken: '' }), 404)
         : undefined,
   });
   await registerOpenApi(app, config.baseUrl);

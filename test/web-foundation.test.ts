@@ -5,7 +5,10 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp } from './helpers/app.js';
+import { buildTestApp, signUp } from './helpers/app.js';
+import { createUser, setUserDisabled } from '../src/accounts/users.service.js';
+import { startSession } from '../src/accounts/sessions.service.js';
+import { claimRun } from '../src/scans/runs.service.js';
 import { checkPage, closeBrowser, newPage, requireChromium, signInAs, startWebServer } from './helpers/browser.js';
 
 after(closeBrowser);
@@ -48,4 +51,71 @@ test('the 404 page in Chromium: accessible, no console error, signed in or not',
   await signInAs(server, tp);
   const signedOut = await tp.page.goto('/no/such/page');
   assert.equal(signedOut?.status(), 404);
+});
+
+test('pages stay out of the API reference, and every page carries the security headers, the 404 page too', async (t) => {
+  const { app } = await buildTestApp(t);
+  const openapi = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, unknown> };
+  const pagePaths = Object.keys(openapi.paths).filter((path) => !/^\/(api|mcp|agent|\.well-known|auth\.md)/.test(path));
+  assert.deepEqual(pagePaths, []);
+  assert.ok(openapi.paths['/api/new-scan'], 'the API itself is still documented');
+  for (const url of ['/sign-in', '/no/such/page']) {
+    const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+    assert.match(res.headers['content-security-policy'] as string, /^default-src 'self'; script-src 'self'/, url);
+    assert.equal(res.headers['x-frame-options'], 'DENY', url);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+  }
+});
+
+test('over HTTPS the cookies are cleared with the attributes they were set with (a browser ignores the deletion otherwise)', async (t) => {
+  const { app, store } = await buildTestApp(t, { env: { RAMPART_BASE_URL: 'https://rampart.test' } });
+  const user = await createUser(store.db, { email: 'https-cookies@example.com', password: 'a long enough password here', emailVerified: true });
+  const session = await startSession(store.db, user, { idleMinutes: 60, maxHours: 2 }, {});
+  const page = await app.inject({ method: 'GET', url: '/settings', cookies: { '__Host-rampart_session': session.token } });
+  assert.equal(page.statusCode, 200);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
+  assert.ok(csrf);
+  const out = await app.inject({
+    method: 'POST',
+    url: '/sign-out',
+    cookies: { '__Host-rampart_session': session.token },
+    payload: `_csrf=${encodeURIComponent(csrf)}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  assert.equal(out.statusCode, 303);
+  const cleared = ([] as string[]).concat(out.headers['set-cookie'] ?? []).find((c) => c.startsWith('__Host-rampart_session='));
+  assert.ok(cleared, 'the session cookie is cleared');
+  assert.match(cleared, /Secure/);
+  assert.match(cleared, /Path=\//);
+  assert.match(cleared, /Expires=Thu, 01 Jan 1970/);
+});
+
+test('pages for visitors count by address even with a session; a signed-in person browsing has a bucket of their own', async (t) => {
+  const { app, store } = await buildTestApp(t, { env: { RAMPART_RATE_LIMITS: 'trial=3' } });
+  const user = await createUser(store.db, { email: 'buckets@example.com', password: 'a long enough password here', emailVerified: true });
+  const session = await startSession(store.db, user, { idleMinutes: 60, maxHours: 2 }, {});
+  const cookies = { rampart_session: session.token };
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push((await app.inject({ method: 'GET', url: '/forgot-password', cookies })).statusCode);
+  assert.deepEqual(statuses, [200, 200, 200, 429]);
+  // The same person's own pages: the plan's rate is 3 a minute, pages get at least 300.
+  for (let i = 0; i < 6; i++) assert.equal((await app.inject({ method: 'GET', url: '/settings', cookies })).statusCode, 200);
+});
+
+test("a disabled account's queued runs are not claimed until it is enabled again", async (t) => {
+  const ctx = await buildTestApp(t, { env: { RAMPART_ALLOW_TARGETS: '127.0.0.1/32' } });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const admin = await createUser(ctx.store.db, { email: 'admin-claims@example.com', password: 'a long enough password here', role: 'admin', emailVerified: true });
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/new-scan',
+    headers: owner.auth,
+    payload: { scan_name: 'Held', scan_type: 'Rampart', scan_frequency: 'One-time', scan_time_zone: 'UTC', scan_email: 'ops@example.com', scan_target: '127.0.0.1' },
+  });
+  assert.equal(created.statusCode, 200, created.body);
+  await setUserDisabled(ctx.store.db, admin, owner.userId, true);
+  assert.equal(await claimRun(ctx.store.db, 'test-worker', 60, ['Rampart']), undefined);
+  await setUserDisabled(ctx.store.db, admin, owner.userId, false);
+  const claimed = await claimRun(ctx.store.db, 'test-worker', 60, ['Rampart']);
+  assert.ok(claimed, 'claimed once the account is enabled');
 });

@@ -46,8 +46,12 @@ declare module 'fastify' {
  */
 const MIN_PAGE_LIMIT = 300;
 
-/** The web application's signed-in person (its session hook runs before the limiter), if any. */
+/**
+ * The web application's signed-in person (its session hook runs before the limiter), if any; none
+ * on the pages a route marks `rateLimitByAddress` (sign-up, password reset...: counted by address).
+ */
 function pageViewer(request: FastifyRequest): { id: number; role: keyof Config['rateLimits'] } | undefined {
+  if ((request.routeOptions.config as { rateLimitByAddress?: boolean } | undefined)?.rateLimitByAddress) return undefined;
   return (request.web as FastifyRequest['web'] | undefined)?.viewer?.user;
 }
 

@@ -38,7 +38,8 @@ export async function insertRun(
 /**
  * Claims the oldest queued run (no lease owner) of a scan of one of `scanTypes` (the types the
  * worker serves): new, released by a worker that shut down, or put back by the lease reaper. The
- * claim sets the lease and counts the attempt. Runs of other types stay queued for their workers.
+ * claim sets the lease and counts the attempt. Runs of other types stay queued for their workers;
+ * runs of a disabled account stay queued until an admin enables it again.
  */
 export async function claimRun(db: Db, workerId: string, leaseSeconds: number, scanTypes: readonly ScanType[]): Promise<Run | undefined> {
   if (scanTypes.length === 0) return undefined;
@@ -50,9 +51,10 @@ export async function claimRun(db: Db, workerId: string, leaseSeconds: number, s
       started_at = coalesce(started_at, now()),
       progress = 'Running ' || progress_percent || '%'
     where id = (
-      select runs.id from runs join scans on scans.id = runs.scan_id
+      select runs.id from runs join scans on scans.id = runs.scan_id join users on users.id = scans.user_id
       where runs.status = 'current' and runs.progress <> ${AWAITING_AGENT} and runs.lease_owner is null
         and scans.scan_type in (${sql.join([...scanTypes])})
+        and users.disabled_at is null
       order by runs.queued_at, runs.id
       limit 1
       for update of runs skip locked

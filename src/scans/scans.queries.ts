@@ -73,6 +73,8 @@ export function lockDueScans(db: Db, now: Date, limit: number): Promise<Scan[]> 
     .selectFrom('scans')
     .selectAll()
     .where('next_run_at', '<=', now)
+    // A disabled account's schedules do not fire; they catch up when an admin enables it again.
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('users').select('users.id').whereRef('users.id', '=', 'scans.user_id').where('users.disabled_at', 'is not', null))))
     .orderBy('next_run_at')
     .limit(limit)
     .forUpdate()

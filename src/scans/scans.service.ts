@@ -17,7 +17,7 @@ import * as scans from './scans.queries.js';
 import type { CreateScanBody, ScanResource, UpdateScanBody } from './scans.schema.js';
 import { validateNewScan, validateScanUpdate, type Guard } from './scans.validation.js';
 import { scheduleOf, firstRun, formatAnchor, reschedule } from './scan-schedule.js';
-import { buildSchedule, isTimeZone, parseStartDate, parseStartTime, previewOccurrences } from './schedule.js';
+import { buildSchedule, FREQUENCIES, isTimeZone, parseStartDate, parseStartTime, previewOccurrences } from './schedule.js';
 import { hostOf, type ParsedTarget } from './targets.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { unavailableReason } from './engine-choice.js';
@@ -187,6 +187,7 @@ export function previewNewSchedule(
   count = 5,
 ): SchedulePreview {
   const errors: FieldErrors = {};
+  if (!(FREQUENCIES as readonly string[]).includes(input.frequency)) errors.scan_frequency = [`The selected scan frequency is invalid (one of ${FREQUENCIES.join(', ')}).`];
   if (!isTimeZone(input.timeZone)) errors.scan_time_zone = ['The scan time zone must be an IANA time zone name, such as Europe/Berlin or America/New_York.'];
   const date = input.startDate?.trim() ? parseStartDate(input.startDate) : undefined;
   const time = input.startTime?.trim() ? parseStartTime(input.startTime) : undefined;

@@ -3,7 +3,7 @@
  * signed, HttpOnly cookie read and cleared by the next page.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { cookieNames } from './web-context.js';
+import { cookieAttributes, cookieNames } from './web-context.js';
 
 export interface Flash {
   kind: 'success' | 'info' | 'error';
@@ -17,14 +17,7 @@ function names(request: FastifyRequest) {
 /** Redirects (303, so a POST becomes a GET) with a message for the next page. */
 export function redirectWithFlash(request: FastifyRequest, reply: FastifyReply, location: string, flash: Flash): FastifyReply {
   const secure = request.server.ctx.config.baseUrl.startsWith('https:');
-  reply.setCookie(names(request).flash, Buffer.from(JSON.stringify(flash)).toString('base64url'), {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure,
-    signed: true,
-    maxAge: 60,
-  });
+  reply.setCookie(names(request).flash, Buffer.from(JSON.stringify(flash)).toString('base64url'), { ...cookieAttributes(secure), signed: true, maxAge: 60 });
   return reply.redirect(location, 303);
 }
 
@@ -33,7 +26,7 @@ export function takeFlash(request: FastifyRequest, reply: FastifyReply): Flash |
   const name = names(request).flash;
   const raw = request.cookies[name];
   if (!raw) return null;
-  reply.clearCookie(name, { path: '/' });
+  reply.clearCookie(name, cookieAttributes(request.server.ctx.config.baseUrl.startsWith('https:')));
   const unsigned = request.unsignCookie(raw);
   if (!unsigned.valid || !unsigned.value) return null;
   try {

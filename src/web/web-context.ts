@@ -35,3 +35,12 @@ export function cookieNames(secure: boolean): CookieNames {
   const prefix = secure ? '__Host-' : '';
   return { session: `${prefix}rampart_session`, preSession: `${prefix}rampart_pre`, flash: `${prefix}rampart_flash` };
 }
+
+/**
+ * The attributes every cookie of the web application is set and cleared with. A browser ignores
+ * the deletion of a `Secure` (and so of any `__Host-`) cookie unless the deletion says `Secure`
+ * too, so clearing must repeat them.
+ */
+export function cookieAttributes(secure: boolean): { path: '/'; httpOnly: true; sameSite: 'lax'; secure: boolean } {
+  return { path: '/', httpOnly: true, sameSite: 'lax', secure };
+}

@@ -15,7 +15,7 @@ import { PACKAGE_ROOT } from '../shared/version.js';
 import { derivedKey } from '../auth/signing-secret.js';
 import { randomToken } from '../shared/crypto.js';
 import { resumeSession, type SessionPolicy } from '../accounts/sessions.service.js';
-import { cookieNames } from './web-context.js';
+import { cookieAttributes, cookieNames } from './web-context.js';
 import { csrfProblem, csrfToken } from './csrf.js';
 import { sendPage } from './render.js';
 import { ErrorPage } from './pages/error.page.js';
@@ -36,6 +36,25 @@ export const CONTENT_SECURITY_POLICY = [
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * Pages for people who are not signed in (or signing in again): their requests count against the
+ * client address at the trial rate even when a session comes with them, so that several accounts
+ * cannot multiply what one address may send (mails, OIDC logins, sign-in attempts).
+ */
+const ANONYMOUS_PAGES = new Set(['/sign-in', '/sign-up', '/verify-email', '/verify-email/resend', '/forgot-password', '/reset-password', '/auth/oidc', '/auth/oidc/callback']);
+
+/** The headers of every page and asset: the CSP, no sniffing, no framing, no referrer off-site, HSTS over HTTPS. */
+export function securityHeaders(baseUrl: string): Record<string, string> {
+  return {
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+    'cross-origin-opener-policy': 'same-origin',
+    ...(baseUrl.startsWith('https:') ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+  };
+}
+
 export function sessionPolicy(app: FastifyInstance): SessionPolicy {
   const web = app.ctx.config.web;
   return { idleMinutes: web.sessionIdleMinutes, maxHours: web.sessionMaxHours };
@@ -43,7 +62,7 @@ export function sessionPolicy(app: FastifyInstance): SessionPolicy {
 
 /** Options of the session cookie (and the pre-session one): HttpOnly, SameSite=Lax, Secure over HTTPS. */
 export function sessionCookieOptions(app: FastifyInstance, maxAgeSeconds: number) {
-  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: app.ctx.config.baseUrl.startsWith('https:'), maxAge: maxAgeSeconds };
+  return { ...cookieAttributes(app.ctx.config.baseUrl.startsWith('https:')), maxAge: maxAgeSeconds };
 }
 
 /**
@@ -57,6 +76,12 @@ export async function webApplication(app: FastifyInstance, options: { pages: (sc
   const csrfKey = await derivedKey(db, config.jwtSecret, 'csrf');
   const cookieKey = await derivedKey(db, config.jwtSecret, 'cookies');
   const siteOrigin = new URL(config.baseUrl).origin;
+
+  // Pages are not part of the API: none appears in the OpenAPI document or the /docs reference.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...(route.schema ?? {}), hide: true };
+    if (ANONYMOUS_PAGES.has(route.url)) route.config = { ...(route.config as object), rateLimitByAddress: true } as typeof route.config;
+  });
 
   await app.register(fastifyCookie, { secret: cookieKey.toString('base64url') });
   await app.register(fastifyFormbody, { bodyLimit: 262_144 });
@@ -78,7 +103,7 @@ export async function webApplication(app: FastifyInstance, options: { pages: (sc
     if (token) {
       const resumed = await resumeSession(db, token, sessionPolicy(app));
       if (resumed) viewer = { user: resumed.user, sessionIdHash: resumed.session.id_hash };
-      else reply.clearCookie(names.session, { path: '/' });
+      else reply.clearCookie(names.session, cookieAttributes(secure));
     }
     let binding = viewer?.sessionIdHash;
     if (!binding) {
@@ -99,13 +124,9 @@ export async function webApplication(app: FastifyInstance, options: { pages: (sc
     }
   });
 
+  const headers = securityHeaders(config.baseUrl);
   app.addHook('onSend', async (request, reply) => {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('x-frame-options', 'DENY');
-    reply.header('referrer-policy', 'same-origin');
-    reply.header('cross-origin-opener-policy', 'same-origin');
-    if (secure) reply.header('strict-transport-security', 'max-age=31536000');
+    reply.headers(headers);
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {

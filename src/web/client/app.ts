@@ -9,19 +9,21 @@ import './findings.js';
 import './scans.js';
 
 /**
- * `data-live="<ms>"` on an element with an id: the page is fetched again every <ms> and the
- * element replaced by its namesake in the new page, until the new one no longer has `data-live`
+ * `data-live="<ms>"` on an element with an id: the page (or `data-live-src`, where the page shown
+ * is the answer to a form post) is fetched again every <ms> and the element replaced by its
+ * namesake in the new page, until the new one no longer has `data-live`
  * (a finished run) or the page is hidden. Focus and scroll stay where they were.
  */
 function startLiveRegions(): void {
   for (const element of document.querySelectorAll<HTMLElement>('[data-live][id]')) {
     const every = Math.max(1000, Number(element.dataset.live) || 3000);
     const id = element.id;
+    const source = element.dataset.liveSrc || window.location.href;
     let timer: number | undefined;
     const refresh = async (): Promise<void> => {
       if (document.hidden) return schedule();
       try {
-        const response = await fetch(window.location.href, { headers: { accept: 'text/html', 'x-rampart-live': id }, credentials: 'same-origin' });
+        const response = await fetch(source, { headers: { accept: 'text/html', 'x-rampart-live': id }, credentials: 'same-origin' });
         if (!response.ok) return schedule();
         const next = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById(id);
         const current = document.getElementById(id);

@@ -121,7 +121,7 @@ export function Runs(props: { scan: ScanResource; runs: RunResource[] }) {
   const live = props.runs.some((run) => run.status === 'current' && isMoving(run.scan_progress));
   const runs = [...props.runs].reverse();
   return (
-    <section id="runs" aria-labelledby="runs-title" data-live={live ? LIVE_EVERY_MS : undefined}>
+    <section id="runs" aria-labelledby="runs-title" data-live={live ? LIVE_EVERY_MS : undefined} data-live-src={`/scans/${props.scan.uuid}`}>
       <h2 id="runs-title">Runs</h2>
       {runs.length === 0 ? (
         <EmptyState title="No runs yet">
