@@ -7,7 +7,9 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, signUp } from './helpers/app.js';
 import { createUser, setUserDisabled } from '../src/accounts/users.service.js';
-import { startSession } from '../src/accounts/sessions.service.js';
+import { resumeSession, startSession } from '../src/accounts/sessions.service.js';
+import { checkEmailToken, issueEmailToken } from '../src/accounts/email-tokens.service.js';
+import { pruneAccountRecords } from '../src/accounts/housekeeping.service.js';
 import { claimRun } from '../src/scans/runs.service.js';
 import { checkPage, closeBrowser, newPage, requireChromium, signInAs, startWebServer } from './helpers/browser.js';
 
@@ -118,4 +120,19 @@ test("a disabled account's queued runs are not claimed until it is enabled again
   await setUserDisabled(ctx.store.db, admin, owner.userId, false);
   const claimed = await claimRun(ctx.store.db, 'test-worker', 60, ['Rampart']);
   assert.ok(claimed, 'claimed once the account is enabled');
+});
+
+test('housekeeping removes ended sessions, old links and expired OIDC logins, and keeps what is live', async (t) => {
+  const { store } = await buildTestApp(t);
+  const user = await createUser(store.db, { email: 'housekeeping@example.com', password: 'a long enough password here', emailVerified: true });
+  const long = { idleMinutes: 60, maxHours: 2 };
+  const live = await startSession(store.db, user, long, {});
+  await startSession(store.db, user, long, {}, new Date(Date.now() - 3 * 3_600_000)); // ended an hour ago
+  const fresh = await issueEmailToken(store.db, user.id, 'reset-password', user.email);
+  await issueEmailToken(store.db, user.id, 'reset-password', user.email, new Date(Date.now() - 3 * 86_400_000)); // expired two days ago
+  const pruned = await pruneAccountRecords(store.db);
+  assert.equal(pruned.sessions, 1);
+  assert.equal(pruned.emailTokens, 1);
+  assert.ok(await resumeSession(store.db, live.token, long), 'the live session stays');
+  assert.equal((await checkEmailToken(store.db, fresh, 'reset-password')).user_id, user.id, 'the fresh link stays');
 });

@@ -37,11 +37,3 @@ export async function deleteUserSessions(db: Db, userId: number, keepIdHash?: st
   return Number(result.numDeletedRows);
 }
 
-/** Removes sessions past their expiry (called now and then, never on the request path of a user). */
-export async function deleteExpiredSessions(db: Db): Promise<number> {
-  const result = await db
-    .deleteFrom('web_sessions')
-    .where((eb) => eb.or([eb('expires_at', '<=', sql<Date>`now()`), eb('idle_expires_at', '<=', sql<Date>`now()`)]))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

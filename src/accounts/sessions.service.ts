@@ -61,5 +61,3 @@ export function endSession(db: Db, idHash: string): Promise<void> {
 export function endUserSessions(db: Db, userId: number, keepIdHash?: string): Promise<number> {
   return sessions.deleteUserSessions(db, userId, keepIdHash);
 }
-
-export const deleteExpiredSessions = sessions.deleteExpiredSessions;

@@ -12,6 +12,7 @@ import { WebhookWorker } from '../webhooks/webhook.worker.js';
 import { createEngineRegistry, type EngineRegistry } from '../engines/registry.js';
 import type { ScanType } from '../db/schema.js';
 import type { RunQueue } from '../scans/run-queue.js';
+import { createAccountHousekeeping } from '../accounts/housekeeping.service.js';
 import { createLeaseReaper } from './lease-reaper.js';
 import { Scheduler } from './scheduler.js';
 import { RunWorker } from './worker.js';
@@ -60,6 +61,8 @@ export function startBackground(options: BackgroundOptions): Background {
   const scheduler = options.scheduler ? new Scheduler(db, { intervalMs: config.schedulerIntervalMs, queue, log }) : undefined;
   const reaper = createLeaseReaper({ db, config, log, queue });
   reaper.start();
+  const housekeeping = createAccountHousekeeping(db, log);
+  housekeeping.start();
   worker?.start();
   mail?.start();
   webhooks?.start();
@@ -79,6 +82,7 @@ export function startBackground(options: BackgroundOptions): Background {
     async stop() {
       await scheduler?.stop();
       await reaper.stop();
+      await housekeeping.stop();
       await worker?.stop();
       await mail?.stop();
       await webhooks?.stop();
