@@ -110,16 +110,20 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
   });
 });
 
-test(`without SMTP the code is written to an .eml file (${STORE_KIND})`, async (t) => {
+test(`without SMTP the code is written to an .eml file, with its text in a .txt file beside it (${STORE_KIND})`, async (t) => {
   const ctx = await buildTestApp(t);
   const started = await ctx.app.inject({ method: 'POST', url: '/agent/auth', payload: { email: 'file@example.com' } });
   assert.equal(started.statusCode, 202);
   const dir = path.join(ctx.dataDir, 'mail');
-  const files = await fs.readdir(dir);
-  assert.equal(files.length, 1);
+  const files = (await fs.readdir(dir)).sort();
+  assert.equal(files.length, 2);
   assert.match(files[0]!, /\.eml$/);
+  assert.equal(files[1], files[0]!.replace(/\.eml$/, '.txt'));
   const raw = await fs.readFile(path.join(dir, files[0]!), 'utf8');
   assert.match(raw, /^To: file@example\.com$/m);
+  const text = await fs.readFile(path.join(dir, files[1]!), 'utf8');
+  assert.match(text, /^To: file@example\.com\nSubject: .+\n\n/);
+  assert.ok(text.includes(codeIn(raw)), 'the code reads as sent');
   const claimed = await ctx.app.inject({ method: 'POST', url: '/agent/auth/claim', payload: { ...claimOf(started.json()), code: codeIn(raw) } });
   assert.equal(claimed.statusCode, 200);
 });

@@ -1,7 +1,7 @@
 /**
  * Outgoing mail. With RAMPART_SMTP_URL, messages go through that SMTP server (with timeouts);
- * without it, each message is written as an `.eml` file under `<data dir>/mail/`, so a fresh
- * install still shows what it would have sent.
+ * without it, each message is written as an `.eml` file under `<data dir>/mail/` (with a plain
+ * `.txt` copy of its text beside it), so a fresh install still shows what it would have sent.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -56,6 +56,9 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
       const safeId = info.messageId.replace(/[^A-Za-z0-9.@-]/g, '');
       const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${safeId}.eml`);
       await fs.writeFile(file, info.message as Buffer, { mode: 0o600 });
+      // The .eml encodes long lines (quoted-printable), which mangles links for someone reading it with
+      // `cat`; a plain-text copy beside it reads as sent.
+      await fs.writeFile(file.replace(/\.eml$/, '.txt'), `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`, { mode: 0o600 });
       return { messageId: info.messageId, file };
     },
     close: () => transport.close(),
