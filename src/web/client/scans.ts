@@ -47,7 +47,23 @@ function previewInPlace(form: HTMLFormElement): void {
   });
 }
 
+/**
+ * Enter in a field saves the scan. (The browser's implicit submission uses the form's first submit
+ * button, which is "Preview schedule": it comes before "Create scan" in the form.)
+ */
+function enterSaves(form: HTMLFormElement): void {
+  const save = form.querySelector<HTMLButtonElement>('button[name="intent"][value="save"]');
+  if (!save) return;
+  form.addEventListener('keydown', (event) => {
+    const field = event.target;
+    if (event.key !== 'Enter' || !(field instanceof HTMLInputElement) || field.type === 'checkbox' || field.type === 'radio' || field.type === 'file') return;
+    event.preventDefault();
+    form.requestSubmit(save);
+  });
+}
+
 for (const form of document.querySelectorAll<HTMLFormElement>('form[data-scan-form]')) {
+  enterSaves(form);
   followScanType(form);
   chooseBrowserZone(form);
   previewInPlace(form);
