@@ -4,6 +4,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { buildTestApp, signUp, STORE_KIND } from './helpers/app.js';
 import { startSmtpReceiver } from './helpers/smtp.js';
+import { assertSquatterGone, leaveSquattersThings } from './helpers/account-claims.js';
+import { createUser, markEmailVerified } from '../src/accounts/users.service.js';
 
 /** The registration_id and claim_token of a start's answer: what a claim presents beside the code. */
 function claimOf(started: { registration_id: string; claim_token: string }) {
@@ -60,8 +62,10 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
     assert.ok(again.json().errors.registration_id);
   });
 
-  await t.test('an existing account gets a new key and is not duplicated', async () => {
+  await t.test('an existing verified account gets a new key and is not duplicated', async () => {
     const existing = await signUp(ctx, { email: 'owner@example.com', role: 'pro' });
+    // A verified account keeps its keys (an unverified one is claimed: the next test).
+    await markEmailVerified(ctx.store.db, existing.userId);
     const started = await post('/agent/auth', { email: 'OWNER@example.com' });
     assert.equal(started.statusCode, 202);
     const code = codeIn((await smtp.next()).raw);
@@ -72,6 +76,23 @@ test(`verified-email agent registration through a real SMTP server (${STORE_KIND
     assert.equal(claimed.json().user.role.name, 'pro');
     const keys = await ctx.store.db.selectFrom('api_keys').select('id').where('user_id', '=', existing.userId).execute();
     assert.equal(keys.length, 2);
+  });
+
+  await t.test("an existing unverified account is claimed: the squatter's password, session, keys, webhooks and pending links go", async () => {
+    // Whoever signed up first with someone else's address, and used the account meanwhile.
+    const squatted = await createUser(ctx.store.db, { email: 'squatted@example.com', password: 'the squatter chose this one' });
+    const left = await leaveSquattersThings(ctx.store.db, squatted);
+    const started = await post('/agent/auth', { email: 'squatted@example.com', key_name: 'owner-agent' });
+    const code = codeIn((await smtp.next()).raw);
+    const claimed = await post('/agent/auth/claim', { ...claimOf(started.json()), code });
+    assert.equal(claimed.statusCode, 200);
+    assert.equal(claimed.json().account_created, false);
+    assert.equal(claimed.json().user.id, squatted.id);
+    const row = await ctx.store.db.selectFrom('users').selectAll().where('id', '=', squatted.id).executeTakeFirstOrThrow();
+    assert.equal(row.password_hash, null, "the squatter's password no longer signs in");
+    await assertSquatterGone(ctx.store.db, squatted.id, left);
+    const keys = await ctx.store.db.selectFrom('api_keys').select('prefix').where('user_id', '=', squatted.id).execute();
+    assert.deepEqual(keys.map((k) => k.prefix), [claimed.json().key_prefix], 'only the key just issued is left');
   });
 
   await t.test('wrong codes count down, then the registration is void', async () => {

@@ -9,6 +9,7 @@ import { buildTestApp } from './helpers/app.js';
 import { checkPage, closeBrowser, latestMail, linkIn, newPage, requireChromium, signInAs, startWebServer } from './helpers/browser.js';
 import { BAD_CREDENTIALS, formSession, memoryMailer, NEW_PASSWORD, PASSWORD, POLICY, postForm, sessionCookie, signInForm } from './helpers/web-forms.js';
 import { createUser, findUserByEmail } from '../src/accounts/users.service.js';
+import { assertSquatterGone, leaveSquattersThings } from './helpers/account-claims.js';
 import { issueEmailToken } from '../src/accounts/email-tokens.service.js';
 import { resumeSession, startSession } from '../src/accounts/sessions.service.js';
 
@@ -42,7 +43,13 @@ test('sign up in the browser, verify from the mailed link, sign out, sign in aga
   assert.ok(mail, 'a verification mail was written');
   assert.match(mail.subject, /Verify your email address/);
   const link = linkIn(mail.text, `${server.url}/verify-email?token=`);
+  // Opening the link changes nothing (a mail scanner, or a link an attacker sends): the button does.
   await page.goto(link);
+  await page.getByRole('heading', { name: 'Confirm your email address' }).waitFor();
+  await page.getByText(email).waitFor();
+  assert.equal((await tp.context.cookies()).find((c) => c.name === 'rampart_session'), undefined, 'opening the link signs nobody in');
+  await checkPage(tp, 'auth-verify-confirm');
+  await page.getByRole('button', { name: 'Confirm my email address' }).click();
   await page.waitForURL(`${server.url}/`);
   const token = (await tp.context.cookies()).find((c) => c.name === 'rampart_session')?.value;
   assert.ok(token, 'the link signed the browser in');
@@ -171,20 +178,45 @@ test('without required verification sign-up signs in at once; without sign-up th
   assert.doesNotMatch(withSignUp.body, /\/auth\/oidc/, 'no provider configured, no button');
 });
 
-test('verification links: expired, used and unknown ones are a 422 page that says which, with the resend form', async (t) => {
+test('verification links: the GET shows a button and spends nothing; the POST (CSRF) verifies and signs in; expired, used and unknown ones are a 422 page that says which', async (t) => {
   const ctx = await buildTestApp(t);
   const user = await createUser(ctx.store.db, { email: 'late@example.com', password: PASSWORD });
   const expired = await issueEmailToken(ctx.store.db, user.id, 'verify-email', user.email, new Date(Date.now() - 25 * 3_600_000));
   const good = await issueEmailToken(ctx.store.db, user.id, 'verify-email', user.email);
   const get = (token: string) => ctx.app.inject({ method: 'GET', url: `/verify-email?token=${token}` });
+  const confirm = async (token: string) => postForm(ctx.app, '/verify-email', { token }, await formSession(ctx.app));
 
   const late = await get(expired);
   assert.equal(late.statusCode, 422);
   assert.match(late.body, /This link has expired/);
   assert.match(late.body, /action="\/verify-email\/resend"/);
   assert.equal((await findUserByEmail(ctx.store.db, user.email))?.email_verified_at, null);
+  assert.equal((await confirm(expired)).statusCode, 422, 'posting an expired link is refused too');
 
-  const ok = await get(good);
+  // Opened twice (a mail scanner, then the person): a page with the address and a button, nothing spent.
+  for (let i = 0; i < 2; i += 1) {
+    const shown = await get(good);
+    assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, /Confirm your email address/);
+    assert.match(shown.body, /late@example\.com/);
+    assert.match(shown.body, /<form method="post" action="\/verify-email"/);
+    assert.match(shown.body, new RegExp(`name="token" value="${good}"`));
+    assert.equal(sessionCookie(shown), undefined, 'the GET signs nobody in');
+  }
+  assert.equal((await findUserByEmail(ctx.store.db, user.email))?.email_verified_at, null, 'the GET verifies nothing');
+
+  // The button's POST without the page's CSRF token (a cross-site form): refused, nothing spent.
+  const forged = await ctx.app.inject({
+    method: 'POST',
+    url: '/verify-email',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    payload: new URLSearchParams({ token: good }).toString(),
+  });
+  assert.equal(forged.statusCode, 403);
+  assert.equal(sessionCookie(forged), undefined);
+  assert.equal((await findUserByEmail(ctx.store.db, user.email))?.email_verified_at, null);
+
+  const ok = await confirm(good);
   assert.equal(ok.statusCode, 303);
   assert.equal(ok.headers.location, '/');
   assert.ok(sessionCookie(ok));
@@ -193,9 +225,51 @@ test('verification links: expired, used and unknown ones are a 422 page that say
   const used = await get(good);
   assert.equal(used.statusCode, 422);
   assert.match(used.body, /already been used/);
+  assert.equal((await confirm(good)).statusCode, 422);
   const unknown = await get('x'.repeat(43));
   assert.equal(unknown.statusCode, 422);
   assert.match(unknown.body, /This link is not valid/);
+});
+
+test('a password reset of an unverified account claims it: the squatter\'s sessions, keys, webhooks and pending links go', async (t) => {
+  const mailer = memoryMailer();
+  const ctx = await buildTestApp(t, { mailer, env: { RAMPART_REQUIRE_EMAIL_VERIFICATION: 'false' } });
+  const email = 'squatted-reset@example.com';
+  const squatted = await createUser(ctx.store.db, { email, password: PASSWORD });
+  const left = await leaveSquattersThings(ctx.store.db, squatted);
+
+  assert.equal((await postForm(ctx.app, '/forgot-password', { email }, await formSession(ctx.app))).statusCode, 200);
+  const token = new URL(linkIn(mailer.to(email)[0]?.text ?? '', 'http://rampart.test/reset-password?token=')).searchParams.get('token') ?? '';
+  const done = await postForm(ctx.app, '/reset-password', { token, password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD }, await formSession(ctx.app));
+  assert.equal(done.statusCode, 303);
+  await assertSquatterGone(ctx.store.db, squatted.id, left);
+  assert.equal((await signInForm(ctx.app, email, PASSWORD)).statusCode, 422, "the squatter's password no longer works");
+  assert.equal((await signInForm(ctx.app, email, NEW_PASSWORD)).statusCode, 303, 'the new one does');
+});
+
+test('sign-up notes to a taken address stay within the reset links\' limit; an unverified account\'s verification links are voided', async (t) => {
+  const mailer = memoryMailer();
+  const ctx = await buildTestApp(t, { mailer });
+  const fields = (email: string) => ({ email, name: '', password: PASSWORD, password_confirmation: PASSWORD });
+  await createUser(ctx.store.db, { email: 'noted@example.com', password: PASSWORD, emailVerified: true });
+  for (let i = 0; i < 3; i += 1) {
+    const res = await postForm(ctx.app, '/sign-up', fields('noted@example.com'), await formSession(ctx.app));
+    assert.equal(res.statusCode, 200, 'each sign-up answers the same');
+  }
+  // One link a minute per account: the second and third sign-ups send nothing.
+  assert.equal(mailer.to('noted@example.com').length, 1, 'one note, not one per sign-up');
+  const resets = await ctx.store.db.selectFrom('email_tokens').select('token_hash').where('email', '=', 'noted@example.com').where('purpose', '=', 'reset-password').execute();
+  assert.equal(resets.length, 1, 'the note is counted as the reset link it carries');
+
+  // Whoever signed up first with this address gets a verification link; its owner signing up later
+  // voids it (the owner is sent the reset link instead, which claims the account).
+  const squatted = await createUser(ctx.store.db, { email: 'unverified-noted@example.com', password: PASSWORD });
+  const pending = await issueEmailToken(ctx.store.db, squatted.id, 'verify-email', squatted.email);
+  await postForm(ctx.app, '/sign-up', fields('unverified-noted@example.com'), await formSession(ctx.app));
+  const voided = await ctx.app.inject({ method: 'GET', url: `/verify-email?token=${pending}` });
+  assert.equal(voided.statusCode, 422);
+  assert.match(voided.body, /already been used/);
+  assert.match(mailer.to('unverified-noted@example.com')[0]?.text ?? '', /\/reset-password\?token=/);
 });
 
 test('password reset for a CLI account with a password: the form does not spend the link, the old password stops working', async (t) => {
@@ -206,6 +280,7 @@ test('password reset for a CLI account with a password: the form does not spend 
 
   const asked = await postForm(ctx.app, '/forgot-password', { email }, await formSession(ctx.app));
   const other = await issueEmailToken(ctx.store.db, user.id, 'reset-password', email);
+  const emailChange = await issueEmailToken(ctx.store.db, user.id, 'change-email', 'elsewhere@example.com');
   const unknown = await postForm(ctx.app, '/forgot-password', { email: 'who@example.com' }, await formSession(ctx.app));
   assert.equal(asked.statusCode, 200);
   assert.equal(unknown.statusCode, 200);
@@ -234,6 +309,9 @@ test('password reset for a CLI account with a password: the form does not spend 
   assert.match(reused.body, /already been used/);
   const voided = await ctx.app.inject({ method: 'GET', url: `/reset-password?token=${other}` });
   assert.equal(voided.statusCode, 422, 'the account\'s other reset links are void');
+  const moved = await ctx.app.inject({ method: 'GET', url: `/settings/email/confirm?token=${emailChange}` });
+  assert.equal(moved.statusCode, 422, 'a pending address change is void too');
+  assert.equal((await findUserByEmail(ctx.store.db, email))?.id, user.id, 'the account keeps its address');
 });
 
 test('a mail server that cannot be reached is a 503 page that says so', async (t) => {

@@ -13,6 +13,7 @@ import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import Provider from 'oidc-provider';
 import { buildTestApp } from './helpers/app.js';
+import { assertSquatterGone, leaveSquattersThings } from './helpers/account-claims.js';
 import { checkPage, closeBrowser, newPage, requireChromium, startWebServer, type TestPage, type WebServer } from './helpers/browser.js';
 import { resumeSession, startSession } from '../src/accounts/sessions.service.js';
 import { createUser } from '../src/accounts/users.service.js';
@@ -164,9 +165,11 @@ test('first sign-in creates a trial account without a password, a second finds i
   assert.equal(after[0]!.name, 'Alice Example');
 
   // An account that never verified its address: the provider proves it, the password whoever signed
-  // up first set is removed (they may not own the address), and sessions started before end.
+  // up first set is removed (they may not own the address), and sessions started before end, as
+  // do the API keys, webhooks and pending links they may have made meanwhile.
   const bob = await createUser(server.store.db, { email: 'bob@example.com', password: 'a password set before verification' });
   const early = await startSession(server.store.db, bob, { idleMinutes: 60, maxHours: 2 }, {});
+  const left = await leaveSquattersThings(server.store.db, bob);
   const third = await newPage(t, server);
   await third.page.goto('/auth/oidc');
   await signInAtProvider(third, 'bob');
@@ -177,6 +180,7 @@ test('first sign-in creates a trial account without a password, a second finds i
   assert.ok(verified?.email_verified_at);
   assert.equal(verified?.password_hash, null);
   assert.equal(await resumeSession(server.store.db, early.token, { idleMinutes: 60, maxHours: 2 }), undefined);
+  await assertSquatterGone(server.store.db, bob.id, left);
 });
 
 test('an unverified email, a disabled account and a cancelled sign-in are refused with a page that says why', async (t) => {

@@ -13,6 +13,7 @@ import { checkPage, closeBrowser, latestMail, linkIn, newPage, requireChromium, 
 import { createUser } from '../src/accounts/users.service.js';
 import { createApiKey } from '../src/accounts/api-keys.service.js';
 import { startSession } from '../src/accounts/sessions.service.js';
+import { issueEmailToken } from '../src/accounts/email-tokens.service.js';
 import type { MailMessage, Mailer } from '../src/mail/mailer.js';
 
 after(closeBrowser);
@@ -114,6 +115,93 @@ test(`settings pages refuse what they must (${STORE_KIND})`, async (t) => {
     const row = await ctx.store.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
     assert.equal(row.disabled_at, null);
   });
+});
+
+test(`guessing the current password from a session counts against the sign-in lock-out (${STORE_KIND})`, async (t) => {
+  const ctx = await buildTestApp(t, { mailer: { send: async () => ({ messageId: '1' }), close: () => undefined } });
+  const NEW = 'another long enough passphrase';
+
+  await t.test('five wrong passwords lock the account: the right one is then a 429 here, on the email form and at sign-in', async () => {
+    const { user, cookie, csrf } = await injectSession(ctx);
+    const post = (url: string, fields: Record<string, string>) =>
+      ctx.app.inject({ method: 'POST', url, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(), headers: { ...FORM, cookie } });
+    const change = (current: string) => post('/settings/password', { current_password: current, password: NEW, password_confirmation: NEW });
+    for (let i = 0; i < 5; i += 1) {
+      const wrong = await change(`wrong guess number ${i}`);
+      assert.equal(wrong.statusCode, 422);
+      assert.match(wrong.body, /The current password is not correct/);
+    }
+    const locked = await change(PASSWORD);
+    assert.equal(locked.statusCode, 429);
+    assert.match(locked.body, /Too many failed sign-in attempts\. Try again in 1 minute\./);
+    assert.ok(Number(locked.headers['retry-after']) > 0);
+    const email = await post('/settings/email', { email: 'moved@example.com', current_password: PASSWORD });
+    assert.equal(email.statusCode, 429);
+    assert.match(email.body, /Too many failed sign-in attempts/);
+    assert.match(email.body, /value="moved@example\.com"/, 'what was typed is kept');
+    const signIn = await ctx.app.inject({ method: 'GET', url: '/sign-in' });
+    const signInCsrf = /name="_csrf" value="([^"]+)"/.exec(signIn.body)?.[1] ?? '';
+    const pre = signIn.cookies.find((c) => c.name.endsWith('rampart_pre'));
+    const form = await ctx.app.inject({
+      method: 'POST',
+      url: '/sign-in',
+      headers: { ...FORM, cookie: pre ? `${pre.name}=${pre.value}` : '' },
+      payload: new URLSearchParams({ _csrf: signInCsrf, email: user.email, password: PASSWORD }).toString(),
+    });
+    assert.equal(form.statusCode, 429, 'the sign-in form shares the lock');
+    const row = await ctx.store.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    assert.equal(row.password_hash, user.password_hash, 'the password did not change');
+  });
+
+  await t.test('the right password clears the count', async () => {
+    const { user, cookie, csrf } = await injectSession(ctx);
+    const post = (fields: Record<string, string>) =>
+      ctx.app.inject({ method: 'POST', url: '/settings/email', payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(), headers: { ...FORM, cookie } });
+    for (let i = 0; i < 3; i += 1) assert.equal((await post({ email: 'next@example.com', current_password: 'not it at all' })).statusCode, 422);
+    const key = `account:${user.email.toLowerCase()}`;
+    assert.equal((await ctx.store.db.selectFrom('auth_throttles').select('failures').where('key', '=', key).executeTakeFirstOrThrow()).failures, 3);
+    assert.equal((await post({ email: 'next@example.com', current_password: PASSWORD })).statusCode, 303);
+    assert.equal(await ctx.store.db.selectFrom('auth_throttles').select('key').where('key', '=', key).executeTakeFirst(), undefined);
+  });
+});
+
+test(`a password change and disabling an account void pending links; a disabled account's address change is refused (${STORE_KIND})`, async (t) => {
+  const ctx = await buildTestApp(t);
+  const NEW = 'another long enough passphrase';
+  const pendingOf = (userId: number) => ctx.store.db.selectFrom('email_tokens').select(['purpose', 'used_at']).where('user_id', '=', userId).execute();
+
+  const changer = await injectSession(ctx);
+  await issueEmailToken(ctx.store.db, changer.user.id, 'change-email', 'thief@elsewhere.example');
+  await issueEmailToken(ctx.store.db, changer.user.id, 'verify-email', changer.user.email);
+  await issueEmailToken(ctx.store.db, changer.user.id, 'reset-password', changer.user.email);
+  const changed = await ctx.app.inject({
+    method: 'POST',
+    url: '/settings/password',
+    payload: new URLSearchParams({ _csrf: changer.csrf, current_password: PASSWORD, password: NEW, password_confirmation: NEW }).toString(),
+    headers: { ...FORM, cookie: changer.cookie },
+  });
+  assert.equal(changed.statusCode, 303, changed.body);
+  const afterChange = await pendingOf(changer.user.id);
+  assert.equal(afterChange.length, 3);
+  assert.ok(afterChange.every((p) => p.used_at !== null), 'every pending link is void after a password change');
+
+  const admin = await injectSession(ctx, 'admin');
+  const member = await createUser(ctx.store.db, { email: 'to-disable@example.com', password: PASSWORD, emailVerified: true });
+  const moveLink = await issueEmailToken(ctx.store.db, member.id, 'change-email', 'new-home@example.com');
+  await issueEmailToken(ctx.store.db, member.id, 'verify-email', member.email);
+  const disabled = await ctx.app.inject({ method: 'POST', url: `/admin/users/${member.id}/disable`, payload: `_csrf=${encodeURIComponent(admin.csrf)}`, headers: { ...FORM, cookie: admin.cookie } });
+  assert.equal(disabled.statusCode, 303, disabled.body);
+  assert.ok((await pendingOf(member.id)).every((p) => p.used_at !== null), 'every pending link is void once disabled');
+  const voided = await ctx.app.inject({ method: 'GET', url: `/settings/email/confirm?token=${moveLink}` });
+  assert.equal(voided.statusCode, 422);
+
+  // A link that slipped past the voiding (issued while the account was being disabled): refused.
+  const late = await issueEmailToken(ctx.store.db, member.id, 'change-email', 'new-home@example.com');
+  const refused = await ctx.app.inject({ method: 'GET', url: `/settings/email/confirm?token=${late}` });
+  assert.equal(refused.statusCode, 403);
+  assert.match(refused.body, /disabled/);
+  const row = await ctx.store.db.selectFrom('users').select('email').where('id', '=', member.id).executeTakeFirstOrThrow();
+  assert.equal(row.email, 'to-disable@example.com', 'the address did not change');
 });
 
 test(`a disabled account gets no key from agent registration, no MCP access, and works again once enabled (${STORE_KIND})`, async (t) => {

@@ -48,3 +48,9 @@ export function deleteApiKey(db: Db, userId: number, match: { prefix?: string; k
 export function deleteApiKeyById(db: Db, userId: number, id: number): Promise<ApiKey | undefined> {
   return db.deleteFrom('api_keys').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst();
 }
+
+/** Deletes every API key of an account; returns how many there were. */
+export async function deleteUserApiKeys(db: Db, userId: number): Promise<number> {
+  const rows = await db.deleteFrom('api_keys').where('user_id', '=', userId).returning('id').execute();
+  return rows.length;
+}

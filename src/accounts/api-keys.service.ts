@@ -54,6 +54,8 @@ export async function authenticateApiKey(db: Db, key: string): Promise<{ key: Ap
 
 export const listApiKeys = keys.listApiKeys;
 export const apiKeyExists = keys.apiKeyExists;
+/** Revokes every key of an account (a claimed account loses the keys whoever held it before made). */
+export const deleteUserApiKeys = keys.deleteUserApiKeys;
 
 /** Revokes a key given the whole key or its visible prefix. */
 export async function deleteApiKey(db: Db, userId: number, keyOrPrefix: string): Promise<ApiKey> {

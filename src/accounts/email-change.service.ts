@@ -9,7 +9,7 @@ import { isEmail } from '../shared/validation.js';
 import type { Db } from '../db/database.js';
 import type { User } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
-import { countEmailTokensSince, EMAIL_TOKEN_TTL_MINUTES, issueEmailToken, spendEmailToken, voidEmailTokens } from './email-tokens.service.js';
+import { checkEmailToken, countEmailTokensSince, EMAIL_TOKEN_TTL_MINUTES, issueEmailToken, spendEmailToken, voidEmailTokens } from './email-tokens.service.js';
 import { checkCurrentPassword } from './users.service.js';
 import * as users from './users.queries.js';
 
@@ -32,7 +32,7 @@ export async function requestEmailChange(db: Db, mailer: Mailer, baseUrl: string
   const email = input.email.trim();
   if (!isEmail(email) || email.length > 255) throw validationError({ email: ['The email field must be a valid email address.'] });
   if (email.toLowerCase() === user.email.toLowerCase()) throw validationError({ email: ['This is already the address of your account.'] });
-  await checkCurrentPassword(user, input.current_password);
+  await checkCurrentPassword(db, user, input.current_password, now);
   const holder = await users.findUserByEmail(db, email);
   if (holder) throw validationError({ email: ['The email has already been taken.'] });
   const recent = await countEmailTokensSince(db, userId, 'change-email', new Date(now.getTime() - 3_600_000));
@@ -70,9 +70,14 @@ export async function requestEmailChange(db: Db, mailer: Mailer, baseUrl: string
 /**
  * Follows a confirmation link: the account moves to the address the link was sent to, verified.
  * 422 on `token` (unknown, used or expired link) or on `email` when another account took the
- * address meanwhile. The account's other pending address changes are voided.
+ * address meanwhile; 403 when the account is disabled (its links are voided when it is disabled;
+ * this also refuses one that slipped past). The account's other pending address changes are voided.
  */
 export async function confirmEmailChange(db: Db, token: string): Promise<User> {
+  const pending = await checkEmailToken(db, token, 'change-email');
+  const owner = await users.findUserById(db, pending.user_id);
+  if (!owner) throw notFound('User');
+  if (owner.disabled_at) throw new AppError('forbidden', 'This account is disabled, so its address cannot change; ask an administrator.');
   const spent = await spendEmailToken(db, token, 'change-email');
   // No transaction: a unique violation would abort it (Postgres), and the check after it must run.
   const updated = await users.updateUserEmail(db, spent.user_id, spent.email);

@@ -44,3 +44,8 @@ export async function countEmailTokensSince(db: Db, userId: number, purpose: Ema
 export async function voidEmailTokens(db: Db, userId: number, purpose: EmailTokenPurpose): Promise<void> {
   await db.updateTable('email_tokens').set({ used_at: sql`now()` }).where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
 }
+
+/** Voids an account's unused links of every purpose given (a new password, a disabled account or a claim voids them). */
+export async function voidEmailTokensOf(db: Db, userId: number, purposes: EmailTokenPurpose[]): Promise<void> {
+  await db.updateTable('email_tokens').set({ used_at: sql`now()` }).where('user_id', '=', userId).where('purpose', 'in', purposes).where('used_at', 'is', null).execute();
+}

@@ -63,3 +63,12 @@ function invalidLink(message: string): AppError {
 
 export const countEmailTokensSince = tokens.countEmailTokensSince;
 export const voidEmailTokens = tokens.voidEmailTokens;
+
+/**
+ * Voids every unused link of an account: reset, verification and address change. A new password,
+ * a disabled account or a claimed one must not leave a link that still works (a pending address
+ * change asked for by a session that has just been thrown out would otherwise still move the account).
+ */
+export function voidAccountLinks(db: Db, userId: number): Promise<void> {
+  return tokens.voidEmailTokensOf(db, userId, ['reset-password', 'verify-email', 'change-email']);
+}

@@ -15,8 +15,7 @@ import { AppError } from '../shared/errors.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import type { Db } from '../db/database.js';
 import type { User } from '../db/schema.js';
-import { claimUnverifiedAccount, createUser, findUserByEmail } from './users.service.js';
-import { endUserSessions } from './sessions.service.js';
+import { claimUnverifiedAccount, createUser, findUserByEmail, type AccountClaimCleanup } from './users.service.js';
 import * as logins from './oidc-logins.queries.js';
 
 /** How long a sign-in may take at the provider. */
@@ -206,7 +205,7 @@ export interface OidcSignIn {
 export async function finishOidcSignIn(
   db: Db,
   settings: OidcSettings,
-  input: { callbackUrl: URL; binding: string | undefined; provider: string; signUp: boolean },
+  input: { callbackUrl: URL; binding: string | undefined; provider: string; signUp: boolean; cleanup: AccountClaimCleanup },
   now = new Date(),
 ): Promise<OidcSignIn> {
   const { callbackUrl, provider } = input;
@@ -251,12 +250,12 @@ export async function finishOidcSignIn(
     if (isUnreachable(error)) throw new OidcSignInError('unavailable', `${capitalised(provider)} could not be reached or did not answer properly, so the sign-in could not be completed.`, { context, returnTo });
     throw new OidcSignInError('exchange_failed', `${capitalised(provider)} did not confirm the sign-in.`, { context, returnTo });
   }
-  const user = await accountFor(db, claims, { provider, signUp: input.signUp, returnTo: login.return_to });
+  const user = await accountFor(db, claims, { provider, signUp: input.signUp, returnTo: login.return_to, cleanup: input.cleanup });
   return { ...user, returnTo: login.return_to };
 }
 
 /** The account of verified claims: found by email (any case), or created at the default plan. */
-async function accountFor(db: Db, claims: Record<string, unknown>, options: { provider: string; signUp: boolean; returnTo: string }): Promise<{ user: User; created: boolean }> {
+async function accountFor(db: Db, claims: Record<string, unknown>, options: { provider: string; signUp: boolean; returnTo: string; cleanup: AccountClaimCleanup }): Promise<{ user: User; created: boolean }> {
   const email = typeof claims.email === 'string' ? claims.email.trim() : '';
   // Some providers send the boolean as a string.
   const verified = claims.email_verified === true || claims.email_verified === 'true';
@@ -274,7 +273,7 @@ async function accountFor(db: Db, claims: Record<string, unknown>, options: { pr
     });
   }
   const existing = await findUserByEmail(db, email);
-  if (existing) return { user: await admit(db, existing, returnTo), created: false };
+  if (existing) return { user: await admit(db, existing, returnTo, options.cleanup), created: false };
   if (!options.signUp) {
     throw new OidcSignInError('sign_up_closed', `No Rampart account uses ${email}, and this Rampart does not take new sign-ups. Ask its administrator for an account.`, {
       context: { step: 'account' },
@@ -287,7 +286,7 @@ async function accountFor(db: Db, claims: Record<string, unknown>, options: { pr
   } catch (error) {
     // Two first sign-ins at once: the other one created the account.
     const raced = await findUserByEmail(db, email);
-    if (raced) return { user: await admit(db, raced, returnTo), created: false };
+    if (raced) return { user: await admit(db, raced, returnTo, options.cleanup), created: false };
     if (error instanceof AppError && error.code === 'validation_failed') {
       throw new OidcSignInError('unverified_email', `${capitalised(provider)} gave an email address Rampart cannot use (${email.slice(0, 100)}).`, { context: { step: 'account', errors: error.errors }, returnTo });
     }
@@ -297,16 +296,15 @@ async function accountFor(db: Db, claims: Record<string, unknown>, options: { pr
 
 /**
  * Lets an existing account in, unless disabled. An address the account had not verified is now
- * proven by the provider: it is marked verified, the password whoever signed up first chose is
- * removed (they may not be the owner), and any session started before that proof ends.
+ * proven by the provider: the account is claimed (claimUnverifiedAccount: the password whoever
+ * signed up first chose is removed, as are their sessions, keys, pending links and webhooks).
  */
-async function admit(db: Db, user: User, returnTo: string): Promise<User> {
+async function admit(db: Db, user: User, returnTo: string, cleanup: AccountClaimCleanup): Promise<User> {
   if (user.disabled_at) {
     throw new OidcSignInError('disabled', 'This account is disabled. Ask the administrator of this Rampart to enable it.', { context: { step: 'account', userId: user.id }, returnTo });
   }
   if (!user.email_verified_at) {
-    await claimUnverifiedAccount(db, user.id);
-    await endUserSessions(db, user.id);
+    await claimUnverifiedAccount(db, user.id, cleanup);
     return { ...user, email_verified_at: new Date(), password_hash: null };
   }
   return user;

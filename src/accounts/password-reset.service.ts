@@ -2,15 +2,17 @@
  * Password reset by a mailed link. Asking for one answers the same whether or not the address is
  * registered; the link is checked without being spent when its form is shown, and spent only by a
  * valid new password. Using it also sets a first password for accounts that had none (made by the
- * CLI without one, or by agent registration), verifies the address (the link proved it), ends
- * every session of the account, voids its other reset links and lifts its sign-in lock.
+ * CLI without one, or by agent registration), ends every session of the account, voids its other
+ * mailed links (reset, verification, address change) and lifts its sign-in lock. The link proved the
+ * address: an account that had not verified it is claimed (claimUnverifiedAccount: whoever signed up
+ * with the address first loses their keys, links and webhooks).
  */
 import { AppError, validationError, type FieldErrors } from '../shared/errors.js';
 import type { Db } from '../db/database.js';
 import type { EmailToken, User } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
-import { findUserByEmail, findUserById, markEmailVerified, setPassword } from './users.service.js';
-import { checkEmailToken, issueEmailToken, spendEmailToken, voidEmailTokens } from './email-tokens.service.js';
+import { claimUnverifiedAccount, findUserByEmail, findUserById, setPassword, type AccountClaimCleanup } from './users.service.js';
+import { checkEmailToken, issueEmailToken, spendEmailToken, voidAccountLinks } from './email-tokens.service.js';
 import { endUserSessions, type SessionPolicy, type StartedSession } from './sessions.service.js';
 import { passwordProblems } from './password-policy.js';
 import { rotateSession, type BrowserClient } from './sign-in.service.js';
@@ -63,7 +65,7 @@ export interface ResetPasswordInput {
  * cannot be used, on `password` / `password_confirmation` when the new password is refused (the
  * link is then not spent).
  */
-export async function resetPassword(db: Db, input: ResetPasswordInput, options: { policy: SessionPolicy; client: BrowserClient }): Promise<{ user: User; session: StartedSession }> {
+export async function resetPassword(db: Db, input: ResetPasswordInput, options: { policy: SessionPolicy; client: BrowserClient; cleanup: AccountClaimCleanup }): Promise<{ user: User; session: StartedSession }> {
   const user = await accountOfLink(db, await checkEmailToken(db, input.token, 'reset-password'));
   const errors: FieldErrors = {};
   const problems = passwordProblems(input.password, user.email);
@@ -74,9 +76,9 @@ export async function resetPassword(db: Db, input: ResetPasswordInput, options: 
   await db.transaction().execute(async (trx) => {
     // Spent again here, in one statement: of two forms posted at once, one wins.
     await spendEmailToken(trx, input.token, 'reset-password');
+    if (!user.email_verified_at) await claimUnverifiedAccount(trx, user.id, options.cleanup);
     await setPassword(trx, user, input.password);
-    await markEmailVerified(trx, user.id);
-    await voidEmailTokens(trx, user.id, 'reset-password');
+    await voidAccountLinks(trx, user.id);
     await endUserSessions(trx, user.id);
   });
   await clearAccountThrottle(db, user.email);

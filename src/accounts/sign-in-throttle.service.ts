@@ -64,3 +64,15 @@ export async function clearSignInAttempt(db: Db, keys: ThrottleKeys): Promise<vo
 export function clearAccountThrottle(db: Db, email: string): Promise<void> {
   return throttles.deleteThrottle(db, throttleKeys(email, '').account);
 }
+
+/**
+ * Reserves an attempt on an account's key alone, or throws SignInLockedError (counting nothing)
+ * when it is locked: a password proven by a signed-in session (settings) counts against the same
+ * lock as the sign-in form, so a stolen session cannot guess the password any faster.
+ */
+export async function reserveAccountAttempt(db: Db, email: string, now = new Date()): Promise<void> {
+  const key = throttleKeys(email, '').account;
+  if (await throttles.reserveAttempt(db, key, THROTTLE_RULES.account, now)) return;
+  const until = (await throttles.lockedUntil(db, key, now)) ?? now;
+  throw new SignInLockedError(Math.ceil((until.getTime() - now.getTime()) / 1000));
+}

@@ -3,15 +3,16 @@
  *
  * A taken email is never revealed: the page answers as for a new address ("check your mail"), the
  * password is hashed either way (so timing tells nothing), and the existing account's owner gets
- * a note with a reset link instead. Resending a verification link answers the same whether or not
- * the address is registered or unverified, and sends nothing past the per-account limit.
+ * a note with a reset link instead (within the reset links' per-account limit). Resending a
+ * verification link answers the same whether or not the address is registered or unverified, and
+ * sends nothing past the per-account limit.
  */
 import { AppError, validationError, type FieldErrors } from '../shared/errors.js';
 import type { Db } from '../db/database.js';
-import type { User } from '../db/schema.js';
+import type { EmailToken, User } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
 import { createUser, findUserByEmail, findUserById, markEmailVerified, newUserProblems } from './users.service.js';
-import { issueEmailToken, spendEmailToken } from './email-tokens.service.js';
+import { checkEmailToken, issueEmailToken, spendEmailToken, voidEmailTokens } from './email-tokens.service.js';
 import type { SessionPolicy, StartedSession } from './sessions.service.js';
 import { rotateSession, type BrowserClient } from './sign-in.service.js';
 import { mailLinkAllowed, mailLinkUrl } from './mail-links.js';
@@ -64,14 +65,21 @@ export async function signUp(db: Db, mailer: Mailer, input: SignUpInput, options
   return { kind: 'check-mail', email };
 }
 
-/** Mails the owner of a taken address that someone tried to sign up with it (with a reset link, within the limit). */
+/**
+ * Mails the owner of a taken address that someone tried to sign up with it, with a reset link.
+ * Each note carries a reset link, and so is counted as one: within the reset links' per-account
+ * limit (mailLinkAllowed: one a minute, five an hour, shared with "Forgot your password?") a note is
+ * sent, past it nothing is (a flood of sign-ups must not flood the owner's inbox). An unverified
+ * account's outstanding verification links are voided: its owner is pointed to the reset link,
+ * which claims the account, rather than to a verification that would keep the password whoever
+ * signed up first chose.
+ */
 async function noteSignUpAttempt(db: Db, mailer: Mailer, email: string, baseUrl: string, now: Date): Promise<void> {
   const existing = await findUserByEmail(db, email);
   if (!existing || existing.disabled_at) return;
-  let resetLink: string | undefined;
-  if (await mailLinkAllowed(db, existing.id, 'reset-password', now)) {
-    resetLink = mailLinkUrl(baseUrl, '/reset-password', await issueEmailToken(db, existing.id, 'reset-password', existing.email, now));
-  }
+  if (!existing.email_verified_at) await voidEmailTokens(db, existing.id, 'verify-email');
+  if (!(await mailLinkAllowed(db, existing.id, 'reset-password', now))) return;
+  const resetLink = mailLinkUrl(baseUrl, '/reset-password', await issueEmailToken(db, existing.id, 'reset-password', existing.email, now));
   await mailer.send(signUpAttemptMail(existing.email, baseUrl, resetLink));
 }
 
@@ -94,6 +102,26 @@ export async function resendVerification(db: Db, mailer: Mailer, rawEmail: strin
   await sendVerificationLink(db, mailer, user, options.baseUrl, now);
 }
 
+/** The account of a verification link: 422 on `token` when it was sent to an address the account no longer has, 403 when disabled. */
+function ownerOfLink(owner: User | undefined, link: EmailToken): User {
+  if (!owner || owner.email.toLowerCase() !== link.email.toLowerCase()) {
+    const message = 'This link was sent to an address the account no longer uses. Ask for a new one.';
+    throw new AppError('validation_failed', message, { errors: { token: [message] } });
+  }
+  if (owner.disabled_at) throw new AppError('forbidden', 'This account is disabled; ask an administrator.');
+  return owner;
+}
+
+/**
+ * Checks a verification link without spending it (GET /verify-email shows a button; only its POST
+ * spends the link, so neither a mail scanner's fetch nor a link an attacker sends signs anyone
+ * in). The same refusals as verifyEmail; returns the address to confirm.
+ */
+export async function checkVerificationLink(db: Db, token: string): Promise<{ email: string }> {
+  const link = await checkEmailToken(db, token, 'verify-email');
+  return { email: ownerOfLink(await findUserById(db, link.user_id), link).email };
+}
+
 /**
  * Spends a verification link: the address is verified and the browser signed in with a new session.
  * 422 on `token` for an unknown, used or expired link (saying which), or one sent to an address
@@ -102,12 +130,7 @@ export async function resendVerification(db: Db, mailer: Mailer, rawEmail: strin
 export async function verifyEmail(db: Db, token: string, options: { policy: SessionPolicy; client: BrowserClient }): Promise<{ user: User; session: StartedSession }> {
   const user = await db.transaction().execute(async (trx) => {
     const spent = await spendEmailToken(trx, token, 'verify-email');
-    const owner = await findUserById(trx, spent.user_id);
-    if (!owner || owner.email.toLowerCase() !== spent.email.toLowerCase()) {
-      const message = 'This link was sent to an address the account no longer uses. Ask for a new one.';
-      throw new AppError('validation_failed', message, { errors: { token: [message] } });
-    }
-    if (owner.disabled_at) throw new AppError('forbidden', 'This account is disabled; ask an administrator.');
+    const owner = ownerOfLink(await findUserById(trx, spent.user_id), spent);
     await markEmailVerified(trx, owner.id);
     return owner;
   });

@@ -11,7 +11,9 @@ import { isRole, ROLES, type Role } from '../shared/roles.js';
 import * as users from './users.queries.js';
 import { passwordProblems } from './password-policy.js';
 import { endUserSessions, startSession, type SessionPolicy, type StartedSession } from './sessions.service.js';
-import { voidEmailTokens } from './email-tokens.service.js';
+import { voidAccountLinks } from './email-tokens.service.js';
+import { deleteUserApiKeys } from './api-keys.service.js';
+import { clearAccountThrottle, reserveAccountAttempt } from './sign-in-throttle.service.js';
 
 
 export interface CreateUserInput {
@@ -123,13 +125,21 @@ export async function changeUserName(db: Db, userId: number, rawName: string): P
 /**
  * Checks that `password` is the account's current password; 422 on `current_password` when it is
  * missing or wrong, or when the account has none (agent, CLI or OIDC accounts set one by reset).
+ * Each check counts against the account's sign-in lock-out (`account:<email>`), as the sign-in form
+ * does: a locked account is refused with SignInLockedError (429) whatever the password, a wrong one
+ * counts, a right one clears the count. So a stolen session cannot guess the password faster than
+ * the sign-in form could.
  */
-export async function checkCurrentPassword(user: User, password: string | undefined): Promise<void> {
+export async function checkCurrentPassword(db: Db, user: User, password: string | undefined, now = new Date()): Promise<void> {
   if (user.password_hash === null) {
     throw validationError({ current_password: ['This account has no password yet. Sign out and use "Forgot your password?" to set one.'] });
   }
   if (!password) throw validationError({ current_password: ['Enter your current password.'] });
-  if (!(await verifyPassword(password, user.password_hash))) throw validationError({ current_password: ['The current password is not correct.'] });
+  await reserveAccountAttempt(db, user.email, now);
+  if (!(await verifyPassword(password.slice(0, 1024), user.password_hash)) || password.length > 1024) {
+    throw validationError({ current_password: ['The current password is not correct.'] });
+  }
+  await clearAccountThrottle(db, user.email);
 }
 
 export interface PasswordChangeInput {
@@ -141,7 +151,8 @@ export interface PasswordChangeInput {
 /**
  * Changes the password of a signed-in account that proves the current one. Every session of the
  * account ends (a thief's included) and a new one starts for the browser that made the change (its
- * cookie must be replaced: the old session is gone); unused password-reset links are voided.
+ * cookie must be replaced: the old session is gone); every unused link (reset, verification, address
+ * change) is voided, so an address change asked for by a thief's session cannot complete.
  * Returns the new session. 422 on `current_password`, `password` or `password_confirmation`.
  */
 export async function changePassword(
@@ -153,7 +164,7 @@ export async function changePassword(
   const user = await users.findUserById(db, userId);
   if (!user) throw notFound('User');
   const errors: FieldErrors = {};
-  await checkCurrentPassword(user, input.current_password).catch((error: unknown) => {
+  await checkCurrentPassword(db, user, input.current_password).catch((error: unknown) => {
     if (!(error instanceof AppError) || !error.errors) throw error;
     Object.assign(errors, error.errors);
   });
@@ -165,7 +176,7 @@ export async function changePassword(
   const hash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     await users.updatePasswordHash(trx, userId, hash);
-    await voidEmailTokens(trx, userId, 'reset-password');
+    await voidAccountLinks(trx, userId);
     await endUserSessions(trx, userId);
     return startSession(trx, user, session.policy, session.client);
   });
@@ -173,8 +184,8 @@ export async function changePassword(
 
 /**
  * Disables or enables an account (admins only). A disabled account cannot sign in, its sessions
- * end now, and its keys and tokens are refused (auth.service.ts). An admin cannot disable their
- * own account, so there is always an admin left to enable the others.
+ * end now, its unused mailed links are voided, and its keys and tokens are refused (auth.service.ts).
+ * An admin cannot disable their own account, so there is always an admin left to enable the others.
  */
 export async function setUserDisabled(db: Db, actingAdmin: User, userId: number, disabled: boolean): Promise<User> {
   requireAdmin(actingAdmin);
@@ -182,7 +193,10 @@ export async function setUserDisabled(db: Db, actingAdmin: User, userId: number,
   return db.transaction().execute(async (trx) => {
     const updated = await users.updateUserDisabledAt(trx, userId, disabled ? new Date() : null);
     if (!updated) throw notFound('User');
-    if (disabled) await endUserSessions(trx, userId);
+    if (disabled) {
+      await endUserSessions(trx, userId);
+      await voidAccountLinks(trx, userId);
+    }
     return updated;
   });
 }
@@ -204,14 +218,31 @@ export async function setPassword(db: Db, user: Pick<User, 'id' | 'email'>, pass
 }
 
 /**
- * An identity provider proved the address of an account that had never verified it: the account
- * is now that address's owner's. Its password was set by whoever signed up with the address first
- * (possibly not its owner), so it is removed, and the account is marked verified; the owner sets a
- * password by reset if they want one. The caller ends the account's sessions.
+ * What modules above accounts undo when an unverified account is claimed: the webhooks module
+ * sits above accounts, so its part is passed in (webhooks.service `deactivateUserWebhooks`).
  */
-export async function claimUnverifiedAccount(db: Db, userId: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export interface AccountClaimCleanup {
+  deactivateWebhooks(db: Db, userId: number): Promise<unknown>;
+}
+
+/**
+ * The owner of an address proved it (an identity provider, a password reset link, an agent
+ * registration code) for an account that had never verified it: the account is now theirs. Whoever
+ * signed up with the address first may not be its owner, and with RAMPART_REQUIRE_EMAIL_VERIFICATION
+ * off they could use the account meanwhile, so what they may have left is undone, in one
+ * transaction (the caller's, when given one): the password is removed (the owner sets one by reset),
+ * the address is marked verified, every session ends, every API key is deleted, every pending link
+ * is voided (an address change would otherwise move the account to their mailbox), and every
+ * webhook is turned off. Scans and their results stay (they reveal nothing of the owner).
+ */
+export async function claimUnverifiedAccount(db: Db, userId: number, cleanup: AccountClaimCleanup): Promise<void> {
+  const work = async (trx: Db) => {
     await users.clearPasswordHash(trx, userId);
     await users.markEmailVerified(trx, userId);
-  });
+    await endUserSessions(trx, userId);
+    await deleteUserApiKeys(trx, userId);
+    await voidAccountLinks(trx, userId);
+    await cleanup.deactivateWebhooks(trx, userId);
+  };
+  await (db.isTransaction ? work(db) : db.transaction().execute(work));
 }

@@ -19,7 +19,8 @@ import { randomDigits, randomToken, safeEqual, sha256Hex } from '../shared/crypt
 import type { Db } from '../db/database.js';
 import type { Mailer } from '../mail/mailer.js';
 import { createApiKey } from '../accounts/api-keys.service.js';
-import { createUser, findUserByEmail, markEmailVerified, toPublicUser, type PublicUser } from '../accounts/users.service.js';
+import { claimUnverifiedAccount, createUser, findUserByEmail, toPublicUser, type PublicUser } from '../accounts/users.service.js';
+import { deactivateUserWebhooks } from '../webhooks/webhooks.service.js';
 import * as registrations from './agent-registration.queries.js';
 import type { AgentRegistration } from '../db/schema.js';
 
@@ -165,7 +166,9 @@ export async function claimRegistration(db: Db, input: ClaimInput, now: Date): P
     const user =
       existing ??
       (await createUser(trx, { email: registration.email, name: registration.name ?? undefined, emailVerified: true }));
-    if (existing) await markEmailVerified(trx, existing.id);
+    // The code proved the address: an account that had not verified it is its owner's now, and
+    // loses what whoever signed up with it first left (password, sessions, keys, links, webhooks).
+    if (existing && !existing.email_verified_at) await claimUnverifiedAccount(trx, existing.id, { deactivateWebhooks: deactivateUserWebhooks });
     const created = await createApiKey(trx, user.id, registration.key_name ?? 'agent');
     return { api_key: created.key, key_prefix: created.record.prefix, account_created: !existing, user: toPublicUser(user) };
   });

@@ -35,6 +35,12 @@ export async function deleteWebhook(db: Db, id: number): Promise<void> {
   await db.deleteFrom('webhooks').where('id', '=', id).execute();
 }
 
+/** Turns off every webhook of an account; returns how many were on. */
+export async function deactivateUserWebhooks(db: Db, userId: number): Promise<number> {
+  const rows = await db.updateTable('webhooks').set({ is_active: false, updated_at: sql`now()` }).where('user_id', '=', userId).where('is_active', '=', true).returning('id').execute();
+  return rows.length;
+}
+
 /** The owner's active webhooks subscribed to the event. */
 export function subscribedWebhooks(db: Db, userId: number, event: string): Promise<WebhookRow[]> {
   return db

@@ -118,6 +118,15 @@ export async function updateWebhook(deps: WebhookDeps, userId: number, id: strin
   return toResource(updated, { withSecret: body.rotate_secret === true });
 }
 
+/**
+ * Turns off every webhook of an account (kept, so the owner can see and re-enable them): an
+ * unverified account claimed by its address's owner must not keep sending events to URLs whoever
+ * held it before chose (accounts' claim calls it through AccountClaimCleanup). Returns how many.
+ */
+export function deactivateUserWebhooks(db: Db, userId: number): Promise<number> {
+  return queries.deactivateUserWebhooks(db, userId);
+}
+
 export async function deleteWebhook(db: Db, userId: number, id: string): Promise<void> {
   const row = await ownWebhook(db, userId, id);
   await queries.deleteWebhook(db, row.id);

@@ -13,6 +13,7 @@ import { cookieNames } from '../web-context.js';
 import { redirectWithFlash } from '../flash.js';
 import { sendPage } from '../render.js';
 import { Layout } from '../layout.js';
+import { claimCleanup } from './sign-in.helpers.js';
 
 /** How each refusal is answered: its status and the page's title. */
 const FAILURES: Record<OidcFailureKind, { status: number; title: string; retry: boolean }> = {
@@ -105,7 +106,7 @@ export async function oidcRoutes(app: FastifyInstance): Promise<void> {
       const signedIn = await finishOidcSignIn(
         db,
         settings,
-        { callbackUrl: new URL(request.url, config.baseUrl), binding: request.cookies[cookie], provider: oidc.name, signUp: config.web.signUp },
+        { callbackUrl: new URL(request.url, config.baseUrl), binding: request.cookies[cookie], provider: oidc.name, signUp: config.web.signUp, cleanup: claimCleanup },
         app.ctx.clock(),
       );
       // A new session every sign-in (rotation); the browser's previous one, whoever it was, ends.

@@ -8,7 +8,7 @@ import { checkResetLink, requestPasswordReset, resetPassword } from '../../accou
 import { redirectWithFlash, takeFlash } from '../flash.js';
 import { sendPage } from '../render.js';
 import { ForgotPasswordPage, ResetLinkFailedPage, ResetLinkSentPage, ResetPasswordPage } from './password-reset.views.js';
-import { browserClient, formText, orMailFailurePage, policyOf, queryText, setSessionCookie } from './sign-in.helpers.js';
+import { browserClient, claimCleanup, formText, orMailFailurePage, policyOf, queryText, setSessionCookie } from './sign-in.helpers.js';
 
 /** The message of a link that cannot be used, when that is what the error is. */
 function linkProblem(error: unknown): string | undefined {
@@ -54,7 +54,7 @@ export async function passwordResetRoutes(app: FastifyInstance): Promise<void> {
       const { session } = await resetPassword(
         db,
         { token, password: formText(request, 'password'), password_confirmation: formText(request, 'password_confirmation') },
-        { policy: policyOf(request), client: browserClient(request) },
+        { policy: policyOf(request), client: browserClient(request), cleanup: claimCleanup },
       );
       setSessionCookie(request, reply, session);
       return redirectWithFlash(request, reply, '/', { kind: 'success', text: 'Password changed. Every other browser signed in to your account has been signed out.' });

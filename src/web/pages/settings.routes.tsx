@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { changePassword, changeUserName } from '../../accounts/users.service.js';
 import { confirmEmailChange, requestEmailChange } from '../../accounts/email-change.service.js';
+import { SignInLockedError } from '../../accounts/sign-in-throttle.service.js';
 import { requireViewer, sessionCookieOptions, sessionPolicy, viewerOf } from '../web.plugin.js';
 import { sendPage } from '../render.js';
 import { redirectWithFlash, takeFlash } from '../flash.js';
@@ -19,12 +20,25 @@ import { adminUserRoutes } from './admin-users.routes.js';
 export async function settingsRoutes(app: FastifyInstance): Promise<void> {
   const { db, config, mailer } = app.ctx;
 
-  /** The profile page; with `failed`, the form that failed is shown again with status 422. */
-  const renderSettings = (request: FastifyRequest, reply: FastifyReply, failed?: SettingsFormState) => {
+  /** The profile page; with `failed`, the form that failed is shown again with status 422 (or `status`). */
+  const renderSettings = (request: FastifyRequest, reply: FastifyReply, failed?: SettingsFormState, status = 422) => {
     const user = viewerOf(request).user;
     const flash = failed ? null : takeFlash(request, reply);
     const page = <SettingsPage user={user} csrfToken={request.web.csrfToken} flash={flash} ratePerMinute={config.rateLimits[user.role]} failed={failed} />;
-    return sendPage(reply, page, failed ? 422 : 200);
+    return sendPage(reply, page, failed ? status : 200);
+  };
+
+  /**
+   * A form that proves the current password and failed: a locked account (too many wrong
+   * passwords, here or at sign-in) is a 429 with the sign-in form's lock-out text beside the
+   * current password; field errors a 422.
+   */
+  const renderFailure = (request: FastifyRequest, reply: FastifyReply, form: 'password' | 'email', values: Record<string, string>, error: unknown) => {
+    if (error instanceof SignInLockedError) {
+      reply.header('retry-after', String(error.retryAfterSeconds));
+      return renderSettings(request, reply, { form, errors: { current_password: [error.message] }, values }, 429);
+    }
+    return renderSettings(request, reply, { form, errors: formFailure(error).errors, values });
   };
 
   app.get('/settings', { preHandler: requireViewer }, async (request, reply) => renderSettings(request, reply));
@@ -50,7 +64,7 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
     try {
       started = await changePassword(db, viewer.user.id, input, { policy: sessionPolicy(app), client: clientOf(request) });
     } catch (error) {
-      return renderSettings(request, reply, { form: 'password', errors: formFailure(error).errors, values: {} });
+      return renderFailure(request, reply, 'password', {}, error);
     }
     // The old session ended with the others: this browser carries on with the new one.
     const maxAge = Math.max(1, Math.floor((started.expiresAt.getTime() - Date.now()) / 1000));
@@ -64,7 +78,7 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
     try {
       sentTo = await requestEmailChange(db, mailer, config.baseUrl, viewerOf(request).user.id, { email, current_password: formText(request.body, 'current_password') });
     } catch (error) {
-      return renderSettings(request, reply, { form: 'email', errors: formFailure(error).errors, values: { email } });
+      return renderFailure(request, reply, 'email', { email }, error);
     }
     return redirectWithFlash(request, reply, '/settings', {
       kind: 'info',

@@ -7,8 +7,16 @@ import { AppError } from '../../shared/errors.js';
 import { clientAddress } from '../../http/rate-limit.js';
 import type { StartedSession } from '../../accounts/sessions.service.js';
 import type { BrowserClient } from '../../accounts/sign-in.service.js';
+import type { AccountClaimCleanup } from '../../accounts/users.service.js';
+import { deactivateUserWebhooks } from '../../webhooks/webhooks.service.js';
 import { cookieNames } from '../web-context.js';
 import { sendErrorPage, sessionCookieOptions, sessionPolicy } from '../web.plugin.js';
+
+/**
+ * What a claim of an unverified account (password reset, OIDC) undoes in the modules above
+ * accounts: the webhooks whoever held the account before made are turned off.
+ */
+export const claimCleanup: AccountClaimCleanup = { deactivateWebhooks: deactivateUserWebhooks };
 
 /** A text field of a posted form ('' when absent; the first value when repeated). */
 export function formText(request: FastifyRequest, name: string): string {

@@ -1,4 +1,4 @@
-/** The pages of email verification: "check your mail", a link that cannot be used, and the resend form. */
+/** The pages of email verification: "check your mail", the link's confirm button, a link that cannot be used, and the resend form. */
 import type { User } from '../../db/schema.js';
 import type { Flash } from '../flash.js';
 import { Layout } from '../layout.js';
@@ -61,6 +61,29 @@ export function VerifyFailedPage(props: EntryPageBase & { message: string }) {
         </Alert>
         <p>Already verified? <a href="/sign-in">Sign in</a>. Otherwise, ask for a new link:</p>
         <ResendForm csrfToken={props.csrfToken} />
+      </div>
+    </Layout>
+  );
+}
+
+/**
+ * A verification link opened: the address and a button that posts the link (only the post spends
+ * it and signs in, so opening the link, or a mail scanner fetching it, changes nothing).
+ */
+export function ConfirmEmailPage(props: EntryPageBase & { token: string; email: string }) {
+  return (
+    <Layout title="Confirm your email address" user={props.user} csrfToken={props.csrfToken} flash={props.flash} narrow>
+      <div class="card">
+        <h1>Confirm your email address</h1>
+        <p>
+          Confirm that <strong>{props.email}</strong> is your address. You will be signed in to its Rampart account.
+        </p>
+        <form method="post" action="/verify-email" class="stack">
+          <CsrfField token={props.csrfToken} />
+          <input type="hidden" name="token" value={props.token} />
+          <button type="submit">Confirm my email address</button>
+        </form>
+        <p>Did not sign up to Rampart? Close this page: nothing happens without the button.</p>
       </div>
     </Layout>
   );
