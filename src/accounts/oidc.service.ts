@@ -12,6 +12,7 @@
  */
 import * as client from 'openid-client';
 import { AppError } from '../shared/errors.js';
+import { localPath } from '../shared/local-path.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import type { Db } from '../db/database.js';
 import type { User } from '../db/schema.js';
@@ -85,13 +86,8 @@ function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** `next` as a local path (one leading `/`, no backslash or control character), else `/`: never an open redirect. */
-export function localReturnPath(next: unknown): string {
-  if (typeof next !== 'string' || next.length === 0 || next.length > 2000) return '/';
-  // `//host` and `/\host` are other sites to a browser; control characters can split headers.
-  if (!next.startsWith('/') || next.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(next)) return '/';
-  return next;
-}
+/** `next` as a local path, else `/`: never an open redirect (src/shared/local-path.ts). */
+export const localReturnPath = (next: unknown): string => localPath(next);
 
 /** The SHA-256 under which a login is stored: the state bound to the browser that started it. */
 function loginKey(binding: string, state: string): string {

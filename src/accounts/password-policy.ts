@@ -30,3 +30,19 @@ export function passwordProblems(password: string, email?: string): string[] {
   }
   return [];
 }
+
+/**
+ * The field errors of a new password and its confirmation (sign-up, reset, change): the policy's
+ * problems on `password`, a mismatch on `password_confirmation`; empty when both are fine.
+ */
+export function newPasswordErrors(password: string, confirmation: string | undefined, email?: string): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const problems = passwordProblems(password, email);
+  if (problems.length > 0) errors.password = problems;
+  return { ...errors, ...confirmationErrors(password, confirmation) };
+}
+
+/** The error of a confirmation that differs from its password, on `password_confirmation`. */
+export function confirmationErrors(password: string, confirmation: string | undefined): Record<string, string[]> {
+  return password === confirmation ? {} : { password_confirmation: ['The password confirmation does not match.'] };
+}

@@ -7,14 +7,14 @@
  * address: an account that had not verified it is claimed (claimUnverifiedAccount: whoever signed up
  * with the address first loses their keys, links and webhooks).
  */
-import { AppError, validationError, type FieldErrors } from '../shared/errors.js';
+import { AppError, validationError } from '../shared/errors.js';
 import type { Db } from '../db/database.js';
 import type { EmailToken, User } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
 import { claimUnverifiedAccount, findUserByEmail, findUserById, setPassword, type AccountClaimCleanup } from './users.service.js';
 import { checkEmailToken, issueEmailToken, spendEmailToken, voidAccountLinks } from './email-tokens.service.js';
 import { endUserSessions, type SessionPolicy, type StartedSession } from './sessions.service.js';
-import { passwordProblems } from './password-policy.js';
+import { newPasswordErrors } from './password-policy.js';
 import { rotateSession, type BrowserClient } from './sign-in.service.js';
 import { clearAccountThrottle } from './sign-in-throttle.service.js';
 import { mailLinkAllowed, mailLinkUrl } from './mail-links.js';
@@ -67,10 +67,7 @@ export interface ResetPasswordInput {
  */
 export async function resetPassword(db: Db, input: ResetPasswordInput, options: { policy: SessionPolicy; client: BrowserClient; cleanup: AccountClaimCleanup }): Promise<{ user: User; session: StartedSession }> {
   const user = await accountOfLink(db, await checkEmailToken(db, input.token, 'reset-password'));
-  const errors: FieldErrors = {};
-  const problems = passwordProblems(input.password, user.email);
-  if (problems.length > 0) errors.password = problems;
-  if (input.password !== input.password_confirmation) errors.password_confirmation = ['The password confirmation does not match.'];
+  const errors = newPasswordErrors(input.password, input.password_confirmation, user.email);
   if (Object.keys(errors).length > 0) throw validationError(errors);
 
   await db.transaction().execute(async (trx) => {

@@ -16,6 +16,7 @@ import { checkEmailToken, issueEmailToken, spendEmailToken, voidEmailTokens } fr
 import type { SessionPolicy, StartedSession } from './sessions.service.js';
 import { rotateSession, type BrowserClient } from './sign-in.service.js';
 import { mailLinkAllowed, mailLinkUrl } from './mail-links.js';
+import { confirmationErrors } from './password-policy.js';
 import { signUpAttemptMail, verificationMail } from './account-mails.js';
 
 /** The sign-up form's fields (Laravel's names: errors come back under the same keys). */
@@ -39,16 +40,12 @@ export interface SignUpOptions {
 /** A new account signed in at once (no verification required), or "check your mail" (every other case). */
 export type SignUpOutcome = { kind: 'signed-in'; user: User; session: StartedSession } | { kind: 'check-mail'; email: string };
 
-/** The 422 of a form whose password and its confirmation differ. */
-function confirmationProblems(password: string, confirmation: string): FieldErrors {
-  return password === confirmation ? {} : { password_confirmation: ['The password confirmation does not match.'] };
-}
 
 /** Creates an account from the sign-up form (422 on each bad field), and mails what it needs. */
 export async function signUp(db: Db, mailer: Mailer, input: SignUpInput, options: SignUpOptions): Promise<SignUpOutcome> {
   const email = input.email.trim();
   const account = { email, password: input.password, name: input.name?.trim() || undefined };
-  const errors = { ...newUserProblems(account), ...confirmationProblems(input.password, input.password_confirmation) };
+  const errors = { ...newUserProblems(account), ...confirmationErrors(input.password, input.password_confirmation) };
   if (Object.keys(errors).length > 0) throw validationError(errors);
 
   const now = options.now ?? new Date();

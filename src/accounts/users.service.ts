@@ -9,7 +9,7 @@ import type { Db } from '../db/database.js';
 import type { User } from '../db/schema.js';
 import { isRole, ROLES, type Role } from '../shared/roles.js';
 import * as users from './users.queries.js';
-import { passwordProblems } from './password-policy.js';
+import { newPasswordErrors, passwordProblems } from './password-policy.js';
 import { endUserSessions, startSession, type SessionPolicy, type StartedSession } from './sessions.service.js';
 import { voidAccountLinks } from './email-tokens.service.js';
 import { deleteUserApiKeys } from './api-keys.service.js';
@@ -168,9 +168,7 @@ export async function changePassword(
     if (!(error instanceof AppError) || !error.errors) throw error;
     Object.assign(errors, error.errors);
   });
-  const problems = passwordProblems(input.password, user.email);
-  if (problems.length > 0) errors.password = problems;
-  else if (input.password !== input.password_confirmation) errors.password_confirmation = ['The passwords do not match.'];
+  Object.assign(errors, newPasswordErrors(input.password, input.password_confirmation, user.email));
   if (Object.keys(errors).length > 0) throw validationError(errors);
 
   const hash = await hashPassword(input.password);

@@ -8,9 +8,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authErrors } from '../http/schemas.js';
-import { PageQuerySchema, PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
+import { PaginatedSchema, pageOf, paginate } from '../http/pagination.js';
 import { MessageSchema, StringEnum } from '../http/schemas.js';
-import { LIFECYCLES, STATUSES, THREATS, UrlFilterSchema, VULNERABILITY_SORT_DESCRIPTION } from './findings.schema.js';
+import { ExportQuerySchema, ListQuerySchema, TRIAGE } from './vulnerabilities.schema.js';
 import * as service from './vulnerabilities.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -18,41 +18,9 @@ const tags = ['Vulnerabilities'];
 const notFound = { 404: Type.Ref('Error') };
 const invalid = { 422: Type.Ref('ValidationError') };
 
-const FilterQuery = {
-  severity: Type.Optional(StringEnum(THREATS, { description: 'Only findings of this threat level' })),
-  status: Type.Optional(StringEnum(STATUSES, { description: 'Only findings with this triage status' })),
-  lifecycle: Type.Optional(StringEnum(LIFECYCLES, { description: 'Only findings with this label from the latest run that judged them' })),
-  target: Type.Optional(Type.String({ maxLength: 255, description: 'A host name (case-insensitive) or an IP address, matched exactly' })),
-  search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name, host name, IP address, URL or scan name' })),
-  url: Type.Optional(UrlFilterSchema),
-  min_qod: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 100,
-      description:
-        'Only findings whose quality of detection (qod) is at least this. The list shows every quality when omitted; the export then applies the deployment threshold (RAMPART_MIN_QOD, 70 by default) and says in the X-Rampart-Min-Qod and X-Rampart-Hidden-Findings headers what it hid',
-    }),
-  ),
-};
-/** GET /api/vulnerabilities's query (the web list validates its query with it too). */
-export const ListQuerySchema = Type.Object({
-  ...FilterQuery,
-  sort: Type.Optional(StringEnum(service.SORT_KEYS, { default: service.DEFAULT_ORDER.sort, description: VULNERABILITY_SORT_DESCRIPTION })),
-  direction: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: 'desc' })),
-  ...PageQuerySchema,
-});
-/** GET /api/vulnerabilities/export's query (the web export validates with it too). */
-export const ExportQuerySchema = Type.Object(FilterQuery);
 /** Path ids are text so that a non-integer id is a 404 like an unknown one, not a 422. */
 const IdParamsSchema = Type.Object({ id: Type.String({ description: 'The vulnerability id (an integer)' }) });
 const EmptyBodySchema = Type.Object({}, { additionalProperties: false, description: 'An empty JSON object; any fields are ignored' });
-
-/** The triage actions: path segment, status set, and the reply's message (the web pages say the same). */
-export const TRIAGE = [
-  { path: 'accept', status: 'Accepted', message: 'Vulnerability marked as accepted.' },
-  { path: 'false-positive', status: 'False Positive', message: 'Vulnerability marked as false positive.' },
-  { path: 'undo', status: 'Unresolved', message: 'Vulnerability status reset to unresolved.' },
-] as const;
 
 /** `rampart-vulnerabilities-YYYY-MM-DD.csv`, the date in UTC. */
 function exportFilename(now: Date): string {

@@ -6,7 +6,7 @@
 import { AppError, validationError, type FieldErrors } from '../shared/errors.js';
 import { unknownFields } from '../shared/validation.js';
 import { resolveAndCheck, type createAddressGuard } from '../shared/address-guard.js';
-import { mayHaveNarrative, type Role } from '../shared/roles.js';
+import { mayHaveNarrative, mayScanUnmanaged, type Role } from '../shared/roles.js';
 import { decodeLoginScript } from './login-scripts.js';
 import { isTimeZone, parseStartDate, parseStartTime, type LocalDate, type LocalTime } from './schedule.js';
 import { hostOf, parseScanTargets, type ParsedTarget, type ScanType } from './targets.js';
@@ -17,7 +17,6 @@ import { checkEngineChoice } from './engine-choice.js';
 
 export type Guard = ReturnType<typeof createAddressGuard>;
 
-const UNMANAGED_ROLES: Role[] = ['pro', 'admin'];
 
 export interface ValidatedScan {
   targets: ParsedTarget[];
@@ -32,7 +31,7 @@ function add(errors: FieldErrors, field: string, message: string): void {
 
 /** Plan rules: 403 naming the plan needed (DESIGN.md). */
 export function checkTier(role: Role, options: { unmanaged?: boolean; narrative?: boolean }): void {
-  if (options.unmanaged && !UNMANAGED_ROLES.includes(role)) {
+  if (options.unmanaged && !mayScanUnmanaged(role)) {
     throw new AppError('forbidden', 'Internal network (Unmanaged) scans require the pro or admin plan.');
   }
   if (options.narrative && !mayHaveNarrative(role)) {

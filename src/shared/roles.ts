@@ -12,3 +12,10 @@ const NARRATIVE_ROLES: readonly Role[] = ['premium', 'pro', 'admin'];
 export function mayHaveNarrative(role: Role): boolean {
   return NARRATIVE_ROLES.includes(role);
 }
+
+/** Plans that may create Unmanaged (internal network) scans (spec "Internal network scan"). */
+const UNMANAGED_ROLES: readonly Role[] = ['pro', 'admin'];
+
+export function mayScanUnmanaged(role: Role): boolean {
+  return UNMANAGED_ROLES.includes(role);
+}

@@ -15,7 +15,7 @@ export function csrfToken(key: Buffer, binding: string): string {
 }
 
 /** The token the request sent, from the body, the header or (multipart) the query string. */
-export function sentCsrfToken(request: FastifyRequest): string | undefined {
+function sentCsrfToken(request: FastifyRequest): string | undefined {
   const body = request.body as Record<string, unknown> | undefined;
   if (body && typeof body === 'object' && typeof body._csrf === 'string') return body._csrf;
   const header = request.headers['x-csrf-token'];

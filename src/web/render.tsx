@@ -15,7 +15,3 @@ export function sendPage(reply: FastifyReply, page: VNode, status = 200): Fastif
     .send(`<!doctype html>${renderToString(page)}`);
 }
 
-/** An element rendered on its own (a live region's refreshed content, an email body). */
-export function renderFragment(node: VNode): string {
-  return renderToString(node);
-}

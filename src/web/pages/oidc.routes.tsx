@@ -7,13 +7,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../db/schema.js';
 import { beginOidcSignIn, finishOidcSignIn, issuerProblem, localReturnPath, newOidcBinding, OidcSignInError, type OidcFailureKind, type OidcSettings } from '../../accounts/oidc.service.js';
-import { endSession, startSession } from '../../accounts/sessions.service.js';
+import { rotateSession } from '../../accounts/sign-in.service.js';
 import { sendErrorPage, sessionCookieOptions, sessionPolicy } from '../web.plugin.js';
-import { cookieNames } from '../web-context.js';
 import { redirectWithFlash } from '../flash.js';
 import { sendPage } from '../render.js';
 import { Layout } from '../layout.js';
-import { claimCleanup } from './sign-in.helpers.js';
+import { browserClient, claimCleanup, setSessionCookie } from './sign-in.helpers.js';
 
 /** How each refusal is answered: its status and the page's title. */
 const FAILURES: Record<OidcFailureKind, { status: number; title: string; retry: boolean }> = {
@@ -110,11 +109,7 @@ export async function oidcRoutes(app: FastifyInstance): Promise<void> {
         app.ctx.clock(),
       );
       // A new session every sign-in (rotation); the browser's previous one, whoever it was, ends.
-      const previous = request.web.viewer;
-      if (previous) await endSession(db, previous.sessionIdHash);
-      const policy = sessionPolicy(app);
-      const session = await startSession(db, signedIn.user, policy, { userAgent: request.headers['user-agent'], address: request.ip }, app.ctx.clock());
-      reply.setCookie(cookieNames(secure).session, session.token, sessionCookieOptions(app, policy.maxHours * 3600));
+      setSessionCookie(request, reply, await rotateSession(db, signedIn.user, sessionPolicy(app), browserClient(request)));
       const text = signedIn.created
         ? `Welcome to Rampart. Your account ${signedIn.user.email} was created through ${oidc.name}.`
         : `Signed in as ${signedIn.user.email} through ${oidc.name}.`;

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../db/schema.js';
 import * as scans from '../../scans/scans.service.js';
 import { AppError, statusOf, type FieldErrors } from '../../shared/errors.js';
-import { mayHaveNarrative } from '../../shared/roles.js';
+import { mayHaveNarrative, mayScanUnmanaged } from '../../shared/roles.js';
 import { requireViewer, viewerOf } from '../web.plugin.js';
 import { sendPage } from '../render.js';
 import { redirectWithFlash, takeFlash } from '../flash.js';
@@ -25,7 +25,7 @@ const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zon
 function planLimits(user: User): PlanLimits {
   return {
     narrative: mayHaveNarrative(user.role) ? undefined : `Attack narratives need the premium, pro or admin plan (your plan: ${user.role}).`,
-    unmanaged: user.role === 'pro' || user.role === 'admin' ? undefined : `Unmanaged (internal network) scans need the pro or admin plan (your plan: ${user.role}).`,
+    unmanaged: mayScanUnmanaged(user.role) ? undefined : `Unmanaged (internal network) scans need the pro or admin plan (your plan: ${user.role}).`,
   };
 }
 

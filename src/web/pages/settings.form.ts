@@ -34,8 +34,3 @@ export function formFailure(error: unknown): FormFailure {
   if (error instanceof AppError && error.code === 'validation_failed') return { errors: error.errors ?? {}, message: error.message };
   throw error;
 }
-
-/** The client of a request as sessions record it. */
-export function clientOf(request: FastifyRequest): { userAgent?: string | undefined; address?: string | undefined } {
-  return { userAgent: request.headers['user-agent'], address: request.ip };
-}

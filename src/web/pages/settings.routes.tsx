@@ -12,7 +12,8 @@ import { requireViewer, sessionCookieOptions, sessionPolicy, viewerOf } from '..
 import { sendPage } from '../render.js';
 import { redirectWithFlash, takeFlash } from '../flash.js';
 import { cookieNames } from '../web-context.js';
-import { clientOf, formFailure, formText, queryText } from './settings.form.js';
+import { formFailure, formText, queryText } from './settings.form.js';
+import { browserClient } from './sign-in.helpers.js';
 import { EmailConfirmPage, SettingsPage, type SettingsFormState } from './settings.views.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
 import { adminUserRoutes } from './admin-users.routes.js';
@@ -62,7 +63,7 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
     };
     let started;
     try {
-      started = await changePassword(db, viewer.user.id, input, { policy: sessionPolicy(app), client: clientOf(request) });
+      started = await changePassword(db, viewer.user.id, input, { policy: sessionPolicy(app), client: browserClient(request) });
     } catch (error) {
       return renderFailure(request, reply, 'password', {}, error);
     }

@@ -5,7 +5,7 @@
  */
 import type { User } from '../../db/schema.js';
 import type { FieldErrors } from '../../shared/errors.js';
-import { mayHaveNarrative, type Role } from '../../shared/roles.js';
+import { mayHaveNarrative, mayScanUnmanaged, type Role } from '../../shared/roles.js';
 import { Layout } from '../layout.js';
 import type { Flash } from '../flash.js';
 import { Alert, CsrfField, Field, PageHeader, Time } from '../components.js';
@@ -31,13 +31,10 @@ export function SettingsNav(props: { current: 'profile' | 'api-keys' }) {
   );
 }
 
-/** Plans that may create Unmanaged (internal network) scans: the rule of src/scans/scans.validation.ts checkTier. */
-const UNMANAGED_ROLES: readonly Role[] = ['pro', 'admin'];
-
 /** What a plan allows, in words (the account sees why an option is missing from its scan form). */
 export function PlanAllowances(props: { role: Role; ratePerMinute: number }) {
   const narrative = mayHaveNarrative(props.role);
-  const unmanaged = UNMANAGED_ROLES.includes(props.role);
+  const unmanaged = mayScanUnmanaged(props.role);
   return (
     <ul class="plan-allowances">
       <li>

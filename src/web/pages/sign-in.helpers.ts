@@ -3,6 +3,7 @@
  * form, the `next` address, the browser's session cookie, and the page of a mail server failure.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { localPath } from '../../shared/local-path.js';
 import { AppError } from '../../shared/errors.js';
 import { clientAddress } from '../../http/rate-limit.js';
 import type { StartedSession } from '../../accounts/sessions.service.js';
@@ -33,15 +34,9 @@ export function queryText(request: FastifyRequest, name: string): string {
   return typeof first === 'string' ? first : '';
 }
 
-/**
- * Where to go after signing in: only a local path (one `/` then not `/` or `\`, no control
- * character) is honoured, so `next` can never send anyone to another site; anything else is `/`.
- */
+/** Where to go after signing in: `next` when it is a local path, else `/` (never another site). */
 export function safeNext(value: string | undefined): string {
-  if (!value || value.length > 2000) return '/';
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
-  if (/[\u0000-\u001f\u007f\\]/.test(value)) return '/';
-  return value;
+  return localPath(value);
 }
 
 /** The browser as the account services see it: address, user agent, and the session it held. */

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FieldErrors } from '../../shared/errors.js';
 import { toFieldErrors } from '../../http/validation-errors.js';
+import { localPath } from '../../shared/local-path.js';
 
 /** A query as the address bar has it: every value text, as typed. */
 export type RawQuery = Record<string, string | undefined>;
@@ -55,6 +56,6 @@ export function withQuery(query: RawQuery, changes: RawQuery): RawQuery {
  * `back` field), never another site or page, so the field cannot become an open redirect.
  */
 export function safeBack(value: unknown, fallback: string): string {
-  if (typeof value !== 'string') return fallback;
-  return /^\/(vulnerabilities|targets)(\/[0-9]+)?(\?[^\\\s]*)?$/.test(value) && value.length <= 2000 ? value : fallback;
+  const path = localPath(value, fallback);
+  return /^\/(vulnerabilities|targets)(\/[0-9]+)?(\?[^\s]*)?$/.test(path) ? path : fallback;
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ExportQuerySchema, ListQuerySchema, TRIAGE } from '../../findings/vulnerabilities.routes.js';
+import { ExportQuerySchema, ListQuerySchema, TRIAGE } from '../../findings/vulnerabilities.schema.js';
 import * as vulnerabilities from '../../findings/vulnerabilities.service.js';
 import { paginate, pageOf } from '../../http/pagination.js';
 import { validationError } from '../../shared/errors.js';
