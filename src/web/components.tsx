@@ -3,7 +3,7 @@
  * input for screen readers), alerts, empty states, threat badges, pagination and confirmation.
  * Every input has a visible label; every error is linked with aria-describedby.
  */
-import type { ComponentChildren, SelectHTMLAttributes, TextareaHTMLAttributes } from 'preact';
+import type { ComponentChildren, SelectHTMLAttributes, TextareaHTMLAttributes, VNode } from 'preact';
 import type { FieldErrors } from '../shared/errors.js';
 
 /** The hidden field every state-changing form carries. */
@@ -70,73 +70,62 @@ export interface InputAttributes {
   [data: `data-${string}`]: string | undefined;
 }
 
-/** A labelled input with its hint and error. */
-export function Field(props: FieldBase & InputAttributes) {
-  const { name, label, errors, hint, required, id = `f-${props.name}`, ...input } = props;
+/** What every labelled control carries: its id and name, and how it is tied to its hint and error. */
+interface ControlAttributes {
+  id: string;
+  name: string;
+  required: boolean | undefined;
+  'aria-invalid': 'true' | undefined;
+  'aria-describedby': string | undefined;
+}
+
+/** The label, the control `render` draws with the attributes given, and the hint and error below it. */
+function Labelled(props: FieldBase & { render: (attributes: ControlAttributes) => VNode }) {
+  const { name, label, errors, hint, required, id = `f-${props.name}` } = props;
   const error = errors?.[name];
+  const attributes: ControlAttributes = { id, name, required, 'aria-invalid': error ? 'true' : undefined, 'aria-describedby': describedBy(id, Boolean(hint), Boolean(error)) };
   return (
     <div class={`field${error ? ' has-error' : ''}`}>
       <label for={id}>
         {label}
         {required && <span class="required"> (required)</span>}
       </label>
-      <input
-        id={id}
-        name={name}
-        required={required}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={describedBy(id, Boolean(hint), Boolean(error))}
-        {...(input as Record<string, unknown>)}
-      />
+      {props.render(attributes)}
       <FieldMessages id={id} hint={hint} error={error} />
     </div>
   );
 }
 
+/** A labelled input with its hint and error. */
+export function Field(props: FieldBase & InputAttributes) {
+  const { name, label, errors, hint, required, id, ...input } = props;
+  return <Labelled {...{ name, label, errors, hint, required, id }} render={(attributes) => <input {...attributes} {...(input as Record<string, unknown>)} />} />;
+}
+
 /** A labelled textarea with its hint and error. */
 export function TextArea(props: FieldBase & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'name' | 'id' | 'label' | 'role'>) {
-  const { name, label, errors, hint, required, id = `f-${props.name}`, ...area } = props;
-  const error = errors?.[name];
-  return (
-    <div class={`field${error ? ' has-error' : ''}`}>
-      <label for={id}>
-        {label}
-        {required && <span class="required"> (required)</span>}
-      </label>
-      <textarea
-        id={id}
-        name={name}
-        required={required}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={describedBy(id, Boolean(hint), Boolean(error))}
-        {...area}
-      />
-      <FieldMessages id={id} hint={hint} error={error} />
-    </div>
-  );
+  const { name, label, errors, hint, required, id, ...area } = props;
+  return <Labelled {...{ name, label, errors, hint, required, id }} render={(attributes) => <textarea {...attributes} {...area} />} />;
 }
 
 /** A labelled select; `options` are [value, label] pairs. */
 export function Select(
   props: FieldBase & { options: readonly (readonly [string, string])[]; value?: string | undefined } & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'name' | 'id' | 'label' | 'value' | 'role'>,
 ) {
-  const { name, label, errors, hint, required, options, value, id = `f-${props.name}`, ...select } = props;
-  const error = errors?.[name];
+  const { name, label, errors, hint, required, options, value, id, ...select } = props;
   return (
-    <div class={`field${error ? ' has-error' : ''}`}>
-      <label for={id}>
-        {label}
-        {required && <span class="required"> (required)</span>}
-      </label>
-      <select id={id} name={name} required={required} aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy(id, Boolean(hint), Boolean(error))} {...select}>
-        {options.map(([optionValue, optionLabel]) => (
-          <option value={optionValue} selected={optionValue === value}>
-            {optionLabel}
-          </option>
-        ))}
-      </select>
-      <FieldMessages id={id} hint={hint} error={error} />
-    </div>
+    <Labelled
+      {...{ name, label, errors, hint, required, id }}
+      render={(attributes) => (
+        <select {...attributes} {...select}>
+          {options.map(([optionValue, optionLabel]) => (
+            <option value={optionValue} selected={optionValue === value}>
+              {optionLabel}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 

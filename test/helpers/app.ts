@@ -19,6 +19,8 @@ import { createApiKey } from '../../src/accounts/api-keys.service.js';
 import type { Engine } from '../../src/engines/engine.js';
 import { createEngineRegistry } from '../../src/engines/registry.js';
 import type { ScanType } from '../../src/shared/scan-types.js';
+import pino from 'pino';
+import { startBackground, type Background, type BackgroundOptions } from '../../src/runs/background.js';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 export const STORE_KIND = process.env.DATABASE_URL ? 'postgres' : 'pglite';
@@ -139,4 +141,28 @@ export async function signUp(
   if (res.statusCode !== 200) throw new Error(`token exchange failed: ${res.statusCode} ${res.body}`);
   const token = (res.json() as { token: string }).token;
   return { userId: user.id, key: created.key, keyId: created.record.id, token, auth: { authorization: `Bearer ${token}` } };
+}
+
+/**
+ * The in-process background of `rampart serve` for a test app: the run worker with webhook
+ * deliveries (and report mail when `mail`), the scheduler when `scheduler`, on the app's engines.
+ * The caller stops it (before the store closes, where it matters).
+ */
+export function startTestBackground(
+  ctx: TestApp,
+  options: { scheduler?: boolean; mail?: boolean; clock?: () => Date; lookup?: BackgroundOptions['lookup'] } = {},
+): Background {
+  return startBackground({
+    db: ctx.store.db,
+    config: ctx.config,
+    guard: ctx.app.ctx.guard,
+    queue: ctx.app.ctx.queue,
+    log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+    worker: true,
+    scheduler: options.scheduler ?? false,
+    engines: ctx.app.ctx.engines,
+    ...(options.mail ? { mailer: ctx.app.ctx.mailer } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
 }

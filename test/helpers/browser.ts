@@ -17,10 +17,8 @@ import { createUser } from '../../src/accounts/users.service.js';
 import { startSession } from '../../src/accounts/sessions.service.js';
 import type { User } from '../../src/db/schema.js';
 import { cookieNames } from '../../src/web/web-context.js';
-import { startBackground, type BackgroundOptions } from '../../src/runs/background.js';
-import { createEngineRegistry } from '../../src/engines/registry.js';
-import pino from 'pino';
-import { buildTestApp, type TestApp } from './app.js';
+import type { BackgroundOptions } from '../../src/runs/background.js';
+import { buildTestApp, startTestBackground, type TestApp } from './app.js';
 import { findFreeLoopbackPort } from '../../src/shared/free-port.js';
 
 export const CHROMIUM = process.env.RAMPART_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -67,16 +65,9 @@ export async function startWebServer(
   });
   await ctx.app.listen({ port, host: '127.0.0.1' });
   if (options.background) {
-    const background = startBackground({
-      db: ctx.store.db,
-      config: ctx.config,
-      guard: ctx.app.ctx.guard,
-      queue: ctx.app.ctx.queue,
-      log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-      worker: true,
+    const background = startTestBackground(ctx, {
+      mail: true,
       scheduler: options.background.scheduler ?? false,
-      engines: options.engines ? createEngineRegistry(ctx.config, options.engines) : ctx.app.ctx.engines,
-      mailer: ctx.app.ctx.mailer,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.background.lookup ? { lookup: options.background.lookup } : {}),
     });

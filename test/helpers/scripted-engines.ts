@@ -5,14 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import pino from 'pino';
 import type { Engine, EngineErrorKind, EngineEvent, EngineIdentity, EngineJob, Finding } from '../../src/engines/engine.js';
 import { EngineError } from '../../src/engines/engine.js';
-import type { Mailer } from '../../src/mail/mailer.js';
 import type { ScanType } from '../../src/shared/scan-types.js';
 import { rampartOptionsSchema, UNCAPPED } from '../../src/engines/rampart/options.js';
-import { startBackground } from '../../src/runs/background.js';
-import { buildTestApp, signUp, type TestApp } from './app.js';
+import { buildTestApp, signUp, startTestBackground, type TestApp } from './app.js';
 import { waitFor } from './servers.js';
 
 export const HOST = '127.0.0.1';
@@ -96,18 +93,7 @@ export async function startScripted(
     ...(options.clock ? { clock: options.clock } : {}),
     engines: { Rampart: rampart, OpenVas: rampart, ZAP: rampart, Nuclei: scriptedEngine('nuclei', scripts.nuclei) },
   });
-  const engines = ctx.app.ctx.engines;
-  const background = startBackground({
-    db: ctx.store.db,
-    config: ctx.config,
-    guard: ctx.app.ctx.guard,
-    queue: ctx.app.ctx.queue,
-    log: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-    worker: true,
-    scheduler: false,
-    engines,
-    ...(options.mail ? { mailer: ctx.app.ctx.mailer as Mailer } : {}),
-  });
+  const background = startTestBackground(ctx, { mail: options.mail ?? false });
   t.after(() => background.stop());
   const user = await signUp(ctx, { role: options.role ?? 'pro' });
   return { ctx, auth: user.auth, scripts };
