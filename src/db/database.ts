@@ -65,6 +65,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,
       options: `-c search_path=${schema}`,
+      // Seen in pg_stat_activity: which schema's Rampart holds a connection (63 bytes at most).
+      application_name: `rampart:${schema}`.slice(0, 63),
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

@@ -69,12 +69,38 @@ export async function openTestStore(t: TestContext, options: { migrate?: boolean
   if (migrate) await migrateToLatest(store);
   t.after(async () => {
     await store.close();
-    const cleanup = new pg.Client({ connectionString: url });
-    await cleanup.connect();
-    await cleanup.query(`drop schema ${schema} cascade`);
-    await cleanup.end();
+    await dropTestSchema(url, schema, t);
   });
   return { store, env: { DATABASE_URL: url, RAMPART_DB_SCHEMA: schema } };
+}
+
+/**
+ * Removes a test's schema. `after` hooks run in the order they were added, so a process the test
+ * started later (`rampart serve` on this schema) may still hold connections and locks here: its
+ * connections are ended first, and a deadlock or lock wait is retried. Never thrown: a failed hook
+ * would skip the hooks after it, leaving their processes running and the test file never ending.
+ */
+async function dropTestSchema(url: string, schema: string, t: TestContext): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()`,
+        [`rampart:${schema}`],
+      );
+      await client.query(`set lock_timeout = '5s'`);
+      await client.query(`drop schema if exists ${schema} cascade`);
+      return;
+    } catch (error) {
+      if (attempt === 5) {
+        t.diagnostic(`schema ${schema} left in place: ${(error as Error).message}`);
+        return;
+      }
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
 }
 
 export async function tempDir(t: TestContext): Promise<string> {
