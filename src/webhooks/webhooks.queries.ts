@@ -71,7 +71,8 @@ export interface ClaimedMessage {
 /**
  * Claims up to `limit` due messages for `leaseSeconds`, counting the attempt and writing its row
  * (so an attempt in flight shows), at most one per webhook at a time (a slow receiver holds only
- * its own messages back), oldest first. One statement: the claim and the attempt rows commit together.
+ * its own messages back), oldest first; a switched-off webhook's events wait until it is switched
+ * back on. One statement: the claim and the attempt rows commit together.
  */
 export async function claimMessages(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedMessage[]> {
   const result = await sql<ClaimedMessage>`
@@ -81,6 +82,8 @@ export async function claimMessages(db: Db, limit: number, leaseSeconds: number)
         -- The busy webhooks as one hashed set. Probed per candidate through webhook_outbox_webhook_idx
         -- (PGlite's plan once that index existed) the claim took 530 ms instead of 47 with 2,000 due.
         and o.webhook_id not in (select busy.webhook_id from webhook_outbox busy where busy.status = 'pending' and busy.lease_expires_at > now())
+        -- A switched-off webhook's messages wait (a ping was asked for explicitly and goes out).
+        and (o.event = 'ping' or exists (select 1 from webhooks active where active.id = o.webhook_id and active.is_active))
       order by o.next_attempt_at, o.id
       for update skip locked
       limit ${limit}),
