@@ -87,9 +87,14 @@ async function* runOpenvas(settings: GvmdSettings, job: EngineJob): AsyncGenerat
     const problem = await cleanUp(cleanup, created, conn);
     cleaned = true;
     if (problem) yield { type: 'log', level: 'warn', message: problem };
+  } catch (error) {
+    // The run's own error stays the error; what the cleanup left behind is added to it.
+    const problem = cleaned ? null : await cleanUp(cleanup, created, conn);
+    cleaned = true;
+    if (problem && error instanceof EngineError) throw new EngineError(error.kind, `${error.message} ${problem}`, { cause: error });
+    throw error;
   } finally {
-    // A failure, a cancel or an abandoned run: the task and target go all the same, and the
-    // run's own error (if any) is not replaced by the cleanup's.
+    // A cancelled or abandoned run: the task and target go all the same.
     if (!cleaned) await cleanUp(cleanup, created, conn);
     conn?.close();
   }
