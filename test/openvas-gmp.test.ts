@@ -125,6 +125,13 @@ test('the connection keeps one command in flight and only get_version before aut
   assert.deepEqual(gvmd.violations, []);
 });
 
+test('replies cut between the bytes of one character read the same (UTF-8 decoded across chunks)', { skip: GMP_SKIP }, async (t) => {
+  const gvmd = await startFakeGvmd(t, { chunkBytes: 1, version: '22.7 – ß€ 🛡' });
+  const conn = await GmpConnection.open({ socket: gvmd.socket! });
+  t.after(() => conn.close());
+  assert.equal(await conn.version(), '22.7 – ß€ 🛡');
+});
+
 test('a cancelled run stops the task, removes it and its target, and ends without an error', { skip: GMP_SKIP }, async (t) => {
   const { gvmd, engine } = await unixGvmd(t, { states: [{ status: 'Running', progress: 10 }] });
   const controller = new AbortController();

@@ -35,6 +35,8 @@ export interface FakeGvmdOptions {
   failWith?: { command: string; code: number; text: string };
   /** Closes the connection when the `nth` (default 1st) `command` arrives. */
   dropOn?: { command: string; nth?: number };
+  /** Every reply chunk this many bytes (default: random sizes, single bytes included). */
+  chunkBytes?: number;
   /** The report file of scan-samples/openvas (default report_detail_v2.xml, gvmd 22.6). */
   report?: string;
 }
@@ -204,7 +206,7 @@ export async function startFakeGvmd(t: TestContext, options: FakeGvmdOptions = {
       if (reply === 'drop') return void socket.destroy();
       const bytes = Buffer.from(reply, 'utf8');
       for (let at = 0; at < bytes.length && !socket.destroyed; ) {
-        const size = Math.random() < 0.3 ? 1 + Math.floor(Math.random() * 3) : 1 + Math.floor(Math.random() * 512);
+        const size = options.chunkBytes ?? (Math.random() < 0.3 ? 1 + Math.floor(Math.random() * 3) : 1 + Math.floor(Math.random() * 512));
         socket.write(bytes.subarray(at, at + size));
         at += size;
         if (at < bytes.length) await new Promise((resolve) => setImmediate(resolve));
