@@ -198,6 +198,29 @@ test("gvmd's status codes: 403 is config, 503 network-temporary, 400 and 500 int
   }
 });
 
+test('at the time limit the task is stopped and removed, and the run fails as deadline', { skip: GMP_SKIP }, async (t) => {
+  const gvmd = await startFakeGvmd(t, { states: [{ status: 'Running', progress: 5 }] });
+  const engine = createOpenvasEngine(settingsFor(gvmd, { timeoutMs: 30, pollMs: 5 }));
+  await rejectsWith(collectEvents(engine.run(job())), 'deadline', /did not finish within/);
+  assert.ok(names(gvmd).includes('stop_task'));
+  assertCleanedUp(gvmd);
+});
+
+test('a cleanup gvmd never answers ends at its own time limit: a success warns what is left, a failure keeps its error and adds it', { skip: GMP_SKIP }, async (t) => {
+  const hung = await startFakeGvmd(t, { silentOn: 'delete_task' });
+  const events = await collectEvents(createOpenvasEngine(settingsFor(hung, { cleanupTimeoutMs: 200 })).run(job()));
+  assert.equal(findingsOf(events).length, 1, 'the findings stand');
+  const warning = events.find((e) => e.type === 'log' && e.level === 'warn');
+  assert.match(warning?.type === 'log' ? warning.message : '', /could not remove its task .* and target .* \(it took longer than 200 ms\); delete them in gvmd by hand/);
+
+  const failing = await startFakeGvmd(t, { silentOn: 'delete_task', failWith: { command: 'get_tasks', code: 503, text: 'Service temporarily down' } });
+  await rejectsWith(
+    collectEvents(createOpenvasEngine(settingsFor(failing, { cleanupTimeoutMs: 200 })).run(job())),
+    'network-temporary',
+    /^gvmd at .* answered get_tasks with 503 "Service temporarily down".* Rampart could not remove its task/,
+  );
+});
+
 test('a scan config or port list gvmd does not have is config, naming the setting; a UUID is taken as given', { skip: GMP_SKIP }, async (t) => {
   const gvmd = await startFakeGvmd(t);
   await rejectsWith(collectEvents(createOpenvasEngine(settingsFor(gvmd, { scanConfig: 'Ultimate' })).run(job())), 'config', /no scan config named "Ultimate": set RAMPART_GVMD_SCAN_CONFIG/);

@@ -35,6 +35,8 @@ export interface FakeGvmdOptions {
   failWith?: { command: string; code: number; text: string };
   /** Closes the connection when the `nth` (default 1st) `command` arrives. */
   dropOn?: { command: string; nth?: number };
+  /** Never answers this command (a hung gvmd). */
+  silentOn?: string;
   /** Every reply chunk this many bytes (default: random sizes, single bytes included). */
   chunkBytes?: number;
   /** The report file of scan-samples/openvas (default report_detail_v2.xml, gvmd 22.6). */
@@ -202,6 +204,7 @@ export async function startFakeGvmd(t: TestContext, options: FakeGvmdOptions = {
       busy = true;
       parser = newParser();
       state.commands.push({ name: command.name, attrs: command.attrs, connection });
+      if (command.name === options.silentOn) return;
       const reply = answer(command, authed);
       if (reply === 'drop') return void socket.destroy();
       const bytes = Buffer.from(reply, 'utf8');
