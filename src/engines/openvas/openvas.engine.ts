@@ -83,7 +83,7 @@ async function* runOpenvas(settings: GvmdSettings, job: EngineJob): AsyncGenerat
     yield { type: 'progress', percent: 0, detail: 'OpenVAS task started' };
     const state = yield* follow(conn, settings, job, created);
     if (!state) return;
-    yield* readReport(conn, created.reportId ?? state.reportId);
+    yield* readReport(conn, created.reportId ?? state.reportId, job.signal);
     const problem = await cleanUp(cleanup, created, conn);
     cleaned = true;
     if (problem) yield { type: 'log', level: 'warn', message: problem };
@@ -132,8 +132,8 @@ async function* follow(conn: GmpConnection, settings: GvmdSettings, job: EngineJ
   }
 }
 
-/** The finished task's report, parsed by the OpenVAS importer as it arrives. */
-async function* readReport(conn: GmpConnection, reportId: string | undefined): AsyncGenerator<EngineEvent> {
+/** The finished task's report, parsed by the OpenVAS importer as it arrives (until the job aborts). */
+async function* readReport(conn: GmpConnection, reportId: string | undefined, signal: AbortSignal): AsyncGenerator<EngineEvent> {
   if (!reportId) throw new EngineError('internal', 'gvmd named no report for the finished task.');
   const reply = conn.stream(reportCommand(reportId));
   const status = statusOf((await reply.head).attrs);
@@ -143,6 +143,8 @@ async function* readReport(conn: GmpConnection, reportId: string | undefined): A
   }
   const report = await importOpenvasXml(reply.chunks);
   for await (const event of report.events) {
+    // Cancelled while a large report streams in: the rest is read off the socket and dropped.
+    if (signal.aborted) return;
     yield event.type === 'finding' ? { type: 'finding', finding: withRuleSource(event.finding) } : event;
   }
   yield { type: 'progress', percent: 99, detail: 'OpenVAS report read' };
