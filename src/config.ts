@@ -63,6 +63,16 @@ const EnvSchema = Type.Object({
   RAMPART_ZAP_MODE: Type.Union([Type.Literal('builtin'), Type.Literal('daemon')], { default: 'builtin' }),
   RAMPART_ZAP_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
   RAMPART_ZAP_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_GVMD_SOCKET: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_GVMD_HOST: Type.Optional(Type.String({ minLength: 1, pattern: '^[^\\s/]+$' })),
+  RAMPART_GVMD_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 9390 }),
+  RAMPART_GVMD_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_GVMD_VERIFY_HOSTNAME: Type.Boolean({ default: true }),
+  RAMPART_GVMD_USERNAME: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_GVMD_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
+  RAMPART_GVMD_SCAN_CONFIG: Type.String({ minLength: 1, default: 'Full and fast' }),
+  RAMPART_GVMD_PORT_LIST: Type.String({ minLength: 1, default: 'All IANA assigned TCP' }),
+  RAMPART_OPENVAS_FALLBACK: Type.Union([Type.Literal('rampart'), Type.Literal('refuse')], { default: 'rampart' }),
   RAMPART_NVD_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RAMPART_NVD_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   RAMPART_KEV_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -169,6 +179,13 @@ export interface Config {
    * (RAMPART_ZAP_MODE=daemon, at RAMPART_ZAP_URL with RAMPART_ZAP_API_KEY).
    */
   zap: { mode: 'builtin' | 'daemon'; url: string | undefined; apiKey: string | undefined };
+  /**
+   * A Greenbone gvmd that runs OpenVas scans (RAMPART_GVMD_*), over its Unix socket or over TLS
+   * with a pinned CA; undefined when none is configured (see gvmdSettings()).
+   */
+  gvmd: GvmdConfig | undefined;
+  /** Without gvmd, OpenVas scans run Rampart's scanner (`rampart`, said in every run) or are refused (`refuse`). */
+  openvasFallback: 'rampart' | 'refuse';
   /** Where `rampart vulndb sync` downloads from (defaults: NVD, CISA, FIRST). */
   vulndb: { nvdUrl?: string; kevUrl?: string; epssUrl?: string; nvdApiKey?: string };
   /** An OpenAI-compatible chat API for attack narratives; without a URL the built-in writer is used. */
@@ -259,6 +276,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     nucleiCli: { releaseUrl: parsed.RAMPART_NUCLEI_TEMPLATES_URL, mode: parsed.RAMPART_NUCLEI_MODE, bin: parsed.RAMPART_NUCLEI_BIN },
     zap: { mode: parsed.RAMPART_ZAP_MODE, url: parsed.RAMPART_ZAP_URL, apiKey: parsed.RAMPART_ZAP_API_KEY },
+    gvmd: gvmdSettings(parsed),
+    openvasFallback: parsed.RAMPART_OPENVAS_FALLBACK,
     vulndb: {
       ...(parsed.RAMPART_NVD_URL ? { nvdUrl: parsed.RAMPART_NVD_URL } : {}),
       ...(parsed.RAMPART_KEV_URL ? { kevUrl: parsed.RAMPART_KEV_URL } : {}),
@@ -288,6 +307,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mcp: { sessionIdleSeconds: parsed.RAMPART_MCP_SESSION_IDLE, sessionsPerAccount: parsed.RAMPART_MCP_SESSIONS_PER_ACCOUNT },
   };
   return { ...config, ...overrides };
+}
+
+/** gvmd's settings (the shape of the OpenVAS engine's GvmdSettings), checked as a whole. */
+export interface GvmdConfig {
+  socket?: string;
+  host?: string;
+  port: number;
+  caFile?: string;
+  verifyHostname: boolean;
+  username: string;
+  password: string;
+  scanConfig: string;
+  portList: string;
+}
+
+/** gvmd's settings, or undefined when none is configured; half a configuration stops start-up. */
+function gvmdSettings(env: Env): GvmdConfig | undefined {
+  const socket = env.RAMPART_GVMD_SOCKET;
+  const host = env.RAMPART_GVMD_HOST;
+  const { RAMPART_GVMD_USERNAME: username, RAMPART_GVMD_PASSWORD: password } = env;
+  const invalid = (why: string) => new Error(`Invalid configuration: ${why}`);
+  if (socket && host) throw invalid('RAMPART_GVMD_SOCKET and RAMPART_GVMD_HOST are both set; gvmd is reached one way: set one of them.');
+  if (!socket && !host) {
+    if (username || password) throw invalid('RAMPART_GVMD_USERNAME or RAMPART_GVMD_PASSWORD is set, but not where gvmd is: set RAMPART_GVMD_SOCKET or RAMPART_GVMD_HOST.');
+    return undefined;
+  }
+  const missing = [username ? null : 'RAMPART_GVMD_USERNAME', password ? null : 'RAMPART_GVMD_PASSWORD'].filter((name) => name !== null);
+  if (!username || !password) throw invalid(`gvmd is configured (${socket ? 'RAMPART_GVMD_SOCKET' : 'RAMPART_GVMD_HOST'}) without ${missing.join(' and ')}: set the gvmd user Rampart logs in as.`);
+  if (host && !env.RAMPART_GVMD_CA_FILE) throw invalid('RAMPART_GVMD_HOST reaches gvmd over TLS, which needs RAMPART_GVMD_CA_FILE: the CA that signed gvmd\'s certificate (the only one trusted).');
+  return {
+    ...(socket ? { socket } : { host: host! }),
+    port: env.RAMPART_GVMD_PORT,
+    ...(env.RAMPART_GVMD_CA_FILE ? { caFile: env.RAMPART_GVMD_CA_FILE } : {}),
+    verifyHostname: env.RAMPART_GVMD_VERIFY_HOSTNAME,
+    username,
+    password,
+    scanConfig: env.RAMPART_GVMD_SCAN_CONFIG,
+    portList: env.RAMPART_GVMD_PORT_LIST,
+  };
 }
 
 /** `default`, `all`, or a list of ports and ranges such as `22,80,8000-8100`. */

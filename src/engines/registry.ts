@@ -4,8 +4,10 @@
  * (a type with no engine is refused with the reason), workers claim only the types it serves, and
  * the run executor takes its engine from it.
  *
- * Today: Rampart -> the built-in network scanner; OpenVas -> the same scanner as a fallback, said
- * in every run's notes; Nuclei -> the built-in nuclei engine while its templates directory holds
+ * Today: Rampart -> the built-in network scanner; OpenVas -> a Greenbone gvmd driven over GMP
+ * when one is configured (RAMPART_GVMD_*), else per RAMPART_OPENVAS_FALLBACK the built-in scanner
+ * as a fallback, said in every run's notes and engine line (`rampart`, the default), or refused
+ * with what to configure (`refuse`); Nuclei -> the built-in nuclei engine while its templates directory holds
  * templates (asked on each call, so a `rampart templates sync` needs no restart), or the nuclei
  * program when RAMPART_NUCLEI_MODE=binary (refused with the reason when it is not installed);
  * ZAP -> Rampart's built-in web application scanner (src/engines/web) on every deployment, or an
@@ -16,12 +18,13 @@
  * engines still never import each other.
  */
 import { SCAN_TYPES, type ScanType } from '../shared/scan-types.js';
-import type { Engine } from './engine.js';
+import type { Engine, EngineEvent } from './engine.js';
 import type { LoginScriptSupport } from './web/login/support.js';
 import { findNucleiBinary } from './nuclei/binary/find-binary.js';
 import { createNucleiBinaryEngine } from './nuclei/binary/nuclei-binary.engine.js';
 import { createRampartEngine } from './rampart/rampart.engine.js';
 import type { OptionCaps } from './rampart/options.js';
+import { createOpenvasEngine, type GvmdSettings } from './openvas/openvas.engine.js';
 import { createNucleiEngine } from './nuclei/nuclei.engine.js';
 import { NUCLEI_EXECUTORS } from './nuclei/executors.js';
 import { SUPPORTED_FEATURES } from './nuclei/supported-features.js';
@@ -64,9 +67,44 @@ export interface RegistrySettings {
   loginScripts?: { python: string; timeoutMs: number };
   /** With `mode: 'daemon'` an OWASP ZAP daemon serves ZAP scans (`Config['zap']`). */
   zap?: { mode: 'builtin' | 'daemon'; url: string | undefined; apiKey: string | undefined };
+  /** A Greenbone gvmd that runs OpenVas scans (`Config['gvmd']`); absent: the fallback decides. */
+  gvmd?: GvmdSettings | undefined;
+  /** Without gvmd: Rampart's scanner runs OpenVas scans, saying so (`rampart`, default), or they are refused (`refuse`). */
+  openvasFallback?: 'rampart' | 'refuse';
 }
 
 export const OPENVAS_FALLBACK_NOTE = "OpenVAS is not configured on this deployment: Rampart's network scanner ran instead.";
+
+/** What the run's engine line adds when Rampart's scanner runs an OpenVas scan: `rampart 0.3.0 instead of OpenVAS, ...`. */
+export const OPENVAS_FALLBACK_DETAIL = 'instead of OpenVAS, which this deployment has not configured';
+
+/** Why OpenVas scans are refused with RAMPART_OPENVAS_FALLBACK=refuse and no gvmd. */
+export const OPENVAS_REFUSED_REASON =
+  'OpenVas scans need a Greenbone gvmd: set RAMPART_GVMD_SOCKET, or RAMPART_GVMD_HOST with RAMPART_GVMD_CA_FILE, and RAMPART_GVMD_USERNAME and RAMPART_GVMD_PASSWORD (this deployment refuses them without one: RAMPART_OPENVAS_FALLBACK=refuse).';
+
+/**
+ * Rampart's scanner standing in for OpenVAS: the same engine, whose identity says on every run
+ * that it ran instead of OpenVAS (the run's engine line, and so every report, beside the note).
+ */
+function openvasFallback(rampart: Engine): Engine {
+  const instead = (event: EngineEvent): EngineEvent => (event.type === 'engine' ? { ...event, detail: [event.detail, OPENVAS_FALLBACK_DETAIL].filter(Boolean).join(' ') } : event);
+  return {
+    name: rampart.name,
+    version: rampart.version,
+    ...(rampart.optionsSchema ? { optionsSchema: rampart.optionsSchema } : {}),
+    async *run(job) {
+      yield instead({ type: 'engine', name: rampart.name, version: rampart.version });
+      for await (const event of rampart.run(job)) yield instead(event);
+    },
+  };
+}
+
+/** The engine of OpenVas scans: gvmd when configured, else the deployment's fallback choice. */
+function openvasChoice(settings: RegistrySettings, rampart: Engine): EngineChoice {
+  if (settings.gvmd) return { available: true, engine: createOpenvasEngine(settings.gvmd) };
+  if (settings.openvasFallback === 'refuse') return { available: false, reason: OPENVAS_REFUSED_REASON };
+  return { available: true, engine: openvasFallback(rampart), note: OPENVAS_FALLBACK_NOTE };
+}
 
 const UNAVAILABLE: Partial<Record<ScanType, string>> = {
   Nuclei: 'Nuclei scans need a nuclei templates directory, and this deployment has none configured: run `rampart templates sync` or set RAMPART_NUCLEI_TEMPLATES.',
@@ -119,7 +157,7 @@ export function createEngineRegistry(settings: RegistrySettings, engines: Partia
     if (given) choices.set(type, { available: true, engine: given });
     else if (type === 'Nuclei') choices.set(type, nucleiChoice(settings));
     else if (type === 'Rampart') choices.set(type, { available: true, engine: rampart });
-    else if (type === 'OpenVas') choices.set(type, { available: true, engine: rampart, note: OPENVAS_FALLBACK_NOTE });
+    else if (type === 'OpenVas') choices.set(type, openvasChoice(settings, rampart));
     else if (type === 'ZAP') choices.set(type, zapChoice(settings));
     else choices.set(type, { available: false, reason: UNAVAILABLE[type] ?? `${type} scans are not available on this deployment.` });
   }

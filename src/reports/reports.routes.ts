@@ -17,7 +17,7 @@ const tags = ['Scans'];
 
 const DESCRIPTIONS: Record<service.ReportFormat, string> = {
   pdf: 'A PDF for readers: cover, executive summary with a severity chart, hosts and services, findings by threat with evidence, fixed since the previous run, and the attack narrative when the scan asks for one.',
-  csv: 'One row per finding of the run (the columns of GET /api/vulnerabilities/export, lifecycle included); fixed findings last. The quality threshold and the findings it hid are in the X-Rampart-Min-Qod and X-Rampart-Hidden-Findings headers.',
+  csv: 'One row per finding of the run (the columns of GET /api/vulnerabilities/export, lifecycle included); fixed findings last. The quality threshold and the findings it hid are in the X-Rampart-Min-Qod and X-Rampart-Hidden-Findings headers, the engine that ran (and what it ran instead of) in X-Rampart-Engine.',
   html: 'One self-contained HTML file (inline CSS and SVG, no scripts); every value escaped.',
   txt: 'Plain text for a terminal, at most 100 columns, control characters made visible.',
   xml: 'XML in the namespace urn:rampart:report:1.0 (docs/report-xml.md).',
@@ -69,6 +69,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
 function sendReport(reply: FastifyReply, format: service.ReportFormat, report: service.RenderedReport): FastifyReply {
   const disposition = format === 'html' || format === 'pdf' ? 'inline' : 'attachment';
+  // A header carries printable ASCII only; the engine line is the tool's own words.
+  if (report.engine) reply.header('x-rampart-engine', report.engine.replace(/[^\x20-\x7e]/g, '?').slice(0, 300));
   return reply
     .type(report.mediaType)
     .header('content-disposition', `${disposition}; filename="${report.filename}"`)

@@ -17,7 +17,7 @@ import { findScanByUuid, requireScan } from '../scans/scans.service.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { writeNarrative } from './narrative-llm.js';
 import { narrativeFindings } from './narrative.js';
-import { THREAT_ORDER, type Narrative, type ReportFinding, type ReportFormat, type ReportRecord, type Threat, type ThreatCounts } from './report.js';
+import { engineLine, THREAT_ORDER, type Narrative, type ReportFinding, type ReportFormat, type ReportRecord, type Threat, type ThreatCounts } from './report.js';
 import { verifyReportLink, type ReportLink } from './report-links.js';
 import * as queries from './reports.queries.js';
 import { renderCsv } from './render-csv.js';
@@ -218,12 +218,17 @@ export interface RenderedReport {
   filename: string;
   /** The quality threshold applied and the findings it hid (also in response headers: CSV has no place for a note). */
   quality: ReportRecord['quality'];
+  /**
+   * The engine line of the run (`rampart 1.0.0 instead of OpenVAS, ...`), also a response header:
+   * the CSV has no place for it, and a fallback must be said in every report. Null when none ran.
+   */
+  engine: string | null;
 }
 
 async function renderRun(deps: ReportDeps, scan: Scan, owner: Pick<User, 'role'>, format: ReportFormat, runIndex: number | undefined, minQod: number | undefined): Promise<RenderedReport> {
   const run = await findReportRun(deps.db, scan, runIndex);
   const record = await loadRunReport(deps, scan, run, owner, FORMATS_WITH_NARRATIVE.has(format), minQod ?? deps.config.minQod);
-  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format), quality: record.quality };
+  return { stream: RENDERERS[format](record), mediaType: REPORT_MEDIA_TYPES[format], filename: reportFilename(scan.scan_name, run.run_index, format), quality: record.quality, engine: engineLine(record.run) };
 }
 
 /** GET /api/scans/{format}/{uuid}: the account's scan, its run, rendered. */
