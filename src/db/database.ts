@@ -72,6 +72,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle connection the server ended (a restart, an administrator) leaves the pool on its own
+    // and the next query opens another; unheard, its 'error' event would end the process.
+    pool.on('error', () => undefined);
     dialect = new PostgresDialect({ pool });
     kind = 'postgres';
   } else {

@@ -76,8 +76,8 @@ export async function openTestStore(t: TestContext, options: { migrate?: boolean
 
 /**
  * Removes a test's schema. `after` hooks run in the order they were added, so a process the test
- * started later (`rampart serve` on this schema) may still hold connections and locks here: its
- * connections are ended first, and a deadlock or lock wait is retried. Never thrown: a failed hook
+ * started later (`rampart serve` on this schema) may still hold connections and locks here: after a
+ * deadlock or a lock wait, its connections are ended and the drop tried again. Never thrown: a failed hook
  * would skip the hooks after it, leaving their processes running and the test file never ending.
  */
 async function dropTestSchema(url: string, schema: string, t: TestContext): Promise<void> {
@@ -85,10 +85,13 @@ async function dropTestSchema(url: string, schema: string, t: TestContext): Prom
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
-      await client.query(
-        `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()`,
-        [`rampart:${schema}`],
-      );
+      // Tried first as is; then without the connections still on the schema.
+      if (attempt > 1) {
+        await client.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()`,
+          [`rampart:${schema}`],
+        );
+      }
       await client.query(`set lock_timeout = '5s'`);
       await client.query(`drop schema if exists ${schema} cascade`);
       return;
