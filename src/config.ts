@@ -2,6 +2,7 @@
  * The one place the environment is read. Every setting is declared in `EnvSchema`, converted,
  * defaulted and validated at boot; a bad value stops start-up with a message naming the variable.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -336,6 +337,7 @@ function gvmdSettings(env: Env): GvmdConfig | undefined {
   const missing = [username ? null : 'RAMPART_GVMD_USERNAME', password ? null : 'RAMPART_GVMD_PASSWORD'].filter((name) => name !== null);
   if (!username || !password) throw invalid(`gvmd is configured (${socket ? 'RAMPART_GVMD_SOCKET' : 'RAMPART_GVMD_HOST'}) without ${missing.join(' and ')}: set the gvmd user Rampart logs in as.`);
   if (host && !env.RAMPART_GVMD_CA_FILE) throw invalid('RAMPART_GVMD_HOST reaches gvmd over TLS, which needs RAMPART_GVMD_CA_FILE: the CA that signed gvmd\'s certificate (the only one trusted).');
+  if (host && env.RAMPART_GVMD_CA_FILE && !env.RAMPART_GVMD_VERIFY_HOSTNAME) assertSingleCa(env.RAMPART_GVMD_CA_FILE, invalid);
   return {
     ...(socket ? { socket } : { host: host! }),
     port: env.RAMPART_GVMD_PORT,
@@ -346,6 +348,26 @@ function gvmdSettings(env: Env): GvmdConfig | undefined {
     scanConfig: env.RAMPART_GVMD_SCAN_CONFIG,
     portList: env.RAMPART_GVMD_PORT_LIST,
   };
+}
+
+/**
+ * Without the name check, gvmd is whoever shows a certificate the CA file verifies: with a bundle
+ * (the system's, or an organisation's CA that signs other hosts too), any of those hosts would be
+ * taken for gvmd and given its password. So the file must hold one certificate, gvmd's own CA.
+ */
+function assertSingleCa(caFile: string, invalid: (why: string) => Error): void {
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, 'utf8');
+  } catch (error) {
+    throw invalid(`RAMPART_GVMD_CA_FILE ${caFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); with RAMPART_GVMD_VERIFY_HOSTNAME=false it must be checked at start-up.`);
+  }
+  const count = pem.match(/-----BEGIN (?:TRUSTED |X509 )?CERTIFICATE-----/g)?.length ?? 0;
+  if (count > 1) {
+    throw invalid(
+      `RAMPART_GVMD_CA_FILE ${caFile} holds ${count} certificates, and RAMPART_GVMD_VERIFY_HOSTNAME=false: without the name check, any host with a certificate one of them signed would be taken for gvmd (and given its password). Give a file with the one CA that signed gvmd's certificate, or keep the name check.`,
+    );
+  }
 }
 
 /** `default`, `all`, or a list of ports and ranges such as `22,80,8000-8100`. */

@@ -134,6 +134,9 @@ test('a name with an allowed and a refused address connects to the allowed one o
   mixed.destroy();
   assert.deepEqual(await egressFor().resolve('mixed.test'), ['127.0.0.1']);
   await rejectsWith(egressFor().resolve('refused.test'), 'refused', /127\.0\.0\.2 is loopback \(host "refused\.test"\)/);
+  // For a tool that connects by itself, one refused address refuses the name, and is named.
+  await rejectsWith(egressFor().resolveEvery('mixed.test'), 'refused', /^refused: 127\.0\.0\.2 is loopback \(host "mixed\.test"\)/);
+  assert.deepEqual(await egressFor().resolveEvery('allowed.test'), ['127.0.0.1']);
 
   // The first answer is allowed, every later one names the refused address: each connection
   // resolves once and connects to what it checked, so the later answers are refused, never used.

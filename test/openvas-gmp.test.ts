@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { EngineEvent, EngineJob, Finding } from '../src/engines/engine.js';
 import { EngineError } from '../src/engines/engine.js';
+import { createAddressGuard } from '../src/shared/address-guard.js';
+import { createEgress } from '../src/shared/egress.js';
 import { GmpConnection } from '../src/engines/openvas/gmp-connection.js';
 import { gmpCommand } from '../src/engines/openvas/gmp-xml.js';
 import { createOpenvasEngine, DEFAULT_PORT_LIST, DEFAULT_SCAN_CONFIG, type GvmdSettings } from '../src/engines/openvas/openvas.engine.js';
@@ -237,6 +239,45 @@ test('targets the guard refuses, and URL targets, never reach gvmd', { skip: GMP
   await rejectsWith(collectEvents(engine.run(job({ targets: [{ kind: 'ip', value: '192.0.2.7' }] }))), 'network-permanent', /was not handed to OpenVAS/);
   await rejectsWith(collectEvents(engine.run(job({ targets: [{ kind: 'cidr', value: '192.0.2.0/30' }] }))), 'network-permanent', /192\.0\.2\.0 in 192\.0\.2\.0\/30 may not be scanned/);
   await rejectsWith(collectEvents(engine.run(job({ targets: [{ kind: 'url', value: 'http://127.0.0.1/' }] }))), 'config', /take IP addresses, CIDR ranges and host names/);
+  assert.equal(gvmd.connections, 0);
+});
+
+/** A loopback job whose names resolve through `answers` (nothing reaches DNS); `lookups` counts the look-ups. */
+function namedJob(answers: Record<string, string[]>, targets: EngineJob['targets'], allow = ['127.0.0.0/8', '::1/128']) {
+  const counter = { lookups: 0 };
+  const lookup = async (name: string) => (counter.lookups++, answers[name] ?? []);
+  const egress = createEgress({ guard: createAddressGuard(allow), lookup });
+  return { job: job({ targets, guard: egress.guard, egress }), counter };
+}
+
+test("a host name: gvmd is given its checked addresses, never the name; the report's findings and hosts come back under the name, the address as host_ip", { skip: GMP_SKIP }, async (t) => {
+  const { gvmd, engine } = await unixGvmd(t, { reportAddress: '127.0.0.5' });
+  const named = namedJob({ 'app.test': ['127.0.0.5', '::1'] }, [{ kind: 'hostname', value: 'app.test' }, { kind: 'ip', value: '127.0.0.9' }]);
+  const events = await collectEvents(engine.run(named.job));
+  assert.deepEqual(gvmd.created.targets.map((target) => target.hosts), ['127.0.0.5,::1,127.0.0.9']);
+  assert.equal(named.counter.lookups, 1, 'the name is resolved once, by Rampart');
+  const [f] = findingsOf(events);
+  assert.deepEqual([f?.hostname, f?.hostIp], ['app.test', '127.0.0.5'], "the target's name, not gvmd's reverse look-up (server99)");
+  assert.deepEqual(events.filter((e) => e.type === 'host'), [{ type: 'host', hostname: 'app.test', address: '127.0.0.5', state: 'up' }]);
+  assertCleanedUp(gvmd);
+  // An address given as such is shown as itself.
+  const bare = await unixGvmd(t, { reportAddress: '127.0.0.9' });
+  const [g] = findingsOf(await collectEvents(bare.engine.run(named.job)));
+  assert.deepEqual([g?.hostname, g?.hostIp], ['127.0.0.9', '127.0.0.9']);
+});
+
+test('a name with one refused address among allowed ones is refused whole, naming it; so is a range with one; gvmd sees none of them', { skip: GMP_SKIP }, async (t) => {
+  const { gvmd, engine } = await unixGvmd(t);
+  const answers = { 'mixed.test': ['127.0.0.1', '169.254.169.254'], 'private.test': ['10.0.0.5', '127.0.0.1'] };
+  const mixed = namedJob(answers, [{ kind: 'hostname', value: 'mixed.test' }]).job;
+  await rejectsWith(collectEvents(engine.run(mixed)), 'network-permanent', /^refused: 169\.254\.169\.254 is \S+ \(host "mixed\.test"\).* mixed\.test was not handed to OpenVAS: .*every address of a target must be allowed/);
+  const second = namedJob(answers, [{ kind: 'ip', value: '127.0.0.1' }, { kind: 'hostname', value: 'private.test' }]).job;
+  await rejectsWith(collectEvents(engine.run(second)), 'network-permanent', /10\.0\.0\.5 is private \(host "private\.test"\)/);
+  const unresolvable = namedJob(answers, [{ kind: 'hostname', value: 'nowhere.test' }]).job;
+  await rejectsWith(collectEvents(engine.run(unresolvable)), 'network-temporary', /"nowhere\.test" has no IPv4 or IPv6 address.* was not handed to OpenVAS/);
+  // Every address of a range is checked: only 127.0.1.0/31 of 127.0.1.0/30 is allowed.
+  const range = namedJob({}, [{ kind: 'cidr', value: '127.0.1.0/30' }], ['127.0.1.0/31']).job;
+  await rejectsWith(collectEvents(engine.run(range)), 'network-permanent', /^127\.0\.1\.2 in 127\.0\.1\.0\/30 may not be scanned/);
   assert.equal(gvmd.connections, 0);
 });
 

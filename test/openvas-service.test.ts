@@ -6,10 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { OPENVAS_FALLBACK_DETAIL, OPENVAS_FALLBACK_NOTE, OPENVAS_REFUSED_REASON } from '../src/engines/registry.js';
-import { buildTestApp, signUp, startTestBackground, type TestApp } from './helpers/app.js';
+import { buildTestApp, signUp, startTestBackground, tempDir, type TestApp } from './helpers/app.js';
 import { GMP_SKIP, GVMD_PASSWORD, GVMD_USER, startFakeGvmd } from './helpers/fake-gvmd.js';
 import { closedPort, waitFor } from './helpers/servers.js';
 
@@ -27,7 +29,7 @@ async function createScan(ctx: TestApp, auth: { authorization: string }, extra: 
   return ctx.app.inject({ method: 'POST', url: '/api/new-scan', headers: auth, payload: { ...SCAN, ...extra } });
 }
 
-test('start-up refuses half a gvmd configuration with a message naming what to set', () => {
+test('start-up refuses half a gvmd configuration with a message naming what to set', async (t) => {
   const base = { RAMPART_JWT_SECRET: 'x'.repeat(40) };
   assert.throws(() => loadConfig({ ...base, RAMPART_GVMD_SOCKET: '/run/gvmd/gvmd.sock', RAMPART_GVMD_HOST: 'gvmd.example', RAMPART_GVMD_USERNAME: 'u', RAMPART_GVMD_PASSWORD: 'p' }), /RAMPART_GVMD_SOCKET and RAMPART_GVMD_HOST are both set/);
   assert.throws(() => loadConfig({ ...base, RAMPART_GVMD_SOCKET: '/run/gvmd/gvmd.sock', RAMPART_GVMD_USERNAME: 'u' }), /without RAMPART_GVMD_PASSWORD/);
@@ -38,6 +40,17 @@ test('start-up refuses half a gvmd configuration with a message naming what to s
   const tls = loadConfig({ ...base, RAMPART_GVMD_HOST: 'gvmd.example', RAMPART_GVMD_CA_FILE: '/etc/gvm/ca.pem', RAMPART_GVMD_USERNAME: 'u', RAMPART_GVMD_PASSWORD: 'p' });
   assert.deepEqual(tls.gvmd, { host: 'gvmd.example', port: 9390, caFile: '/etc/gvm/ca.pem', verifyHostname: true, username: 'u', password: 'p', scanConfig: 'Full and fast', portList: 'All IANA assigned TCP' });
   assert.equal(loadConfig(base).gvmd, undefined);
+  // Without the name check, the CA file must be gvmd's one CA: a bundle would let any host it signed pass for gvmd.
+  const dir = await tempDir(t);
+  const pem = (n: number) => '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'.repeat(n);
+  await writeFile(path.join(dir, 'one.pem'), pem(1));
+  await writeFile(path.join(dir, 'bundle.pem'), pem(3));
+  const unnamed = (caFile: string) => loadConfig({ ...base, RAMPART_GVMD_HOST: 'gvmd.example', RAMPART_GVMD_CA_FILE: caFile, RAMPART_GVMD_VERIFY_HOSTNAME: 'false', RAMPART_GVMD_USERNAME: 'u', RAMPART_GVMD_PASSWORD: 'p' });
+  assert.throws(() => unnamed(path.join(dir, 'bundle.pem')), /RAMPART_GVMD_CA_FILE .*bundle\.pem holds 3 certificates, and RAMPART_GVMD_VERIFY_HOSTNAME=false: without the name check, any host/);
+  assert.throws(() => unnamed(path.join(dir, 'absent.pem')), /absent\.pem cannot be read \(ENOENT\)/);
+  assert.equal(unnamed(path.join(dir, 'one.pem')).gvmd?.verifyHostname, false);
+  // With the name check a bundle is acceptable: the name still has to match.
+  assert.equal(loadConfig({ ...base, RAMPART_GVMD_HOST: 'gvmd.example', RAMPART_GVMD_CA_FILE: path.join(dir, 'bundle.pem'), RAMPART_GVMD_USERNAME: 'u', RAMPART_GVMD_PASSWORD: 'p' }).gvmd?.verifyHostname, true);
   assert.equal(loadConfig(base).openvasFallback, 'rampart');
 });
 

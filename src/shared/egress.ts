@@ -37,6 +37,12 @@ export interface Egress {
   /** The allowed addresses of a name (or the literal itself); throws `refused` when none is, `unresolvable` when DNS fails. */
   resolve(host: string): Promise<string[]>;
   /**
+   * Every address of a name (or the literal itself), each allowed: throws `refused`, naming the
+   * refused ones, when any is. For targets handed to a tool that connects by itself (OpenVAS):
+   * keeping only the allowed addresses would not stop it from reaching the others.
+   */
+  resolveEvery(host: string): Promise<string[]>;
+  /**
    * A TCP socket already connecting to a literal, allowed address (no DNS). Throws `refused`
    * synchronously otherwise. The caller owns the socket: its events, its timeout, destroying it.
    * For the port scan's hot path; everything else uses `connect`.
@@ -87,7 +93,8 @@ export function createEgress(options: EgressOptions): Egress {
     if (!verdict.allowed) throw refusal(host, [{ address, class: verdict.class }]);
   };
 
-  const resolve = async (host: string): Promise<string[]> => {
+  /** The allowed addresses of `host`; with `every`, a single refused address refuses the host. */
+  const resolveChecked = async (host: string, every: boolean): Promise<string[]> => {
     const result = await resolveAndCheck(host, { check }, {
       timeoutMs: options.dnsTimeoutMs ?? 5000,
       ...(options.lookup ? { lookup: options.lookup } : {}),
@@ -95,14 +102,17 @@ export function createEgress(options: EgressOptions): Egress {
     if (result.ok) return result.addresses;
     if (result.reason === 'unresolvable') throw new EgressError('unresolvable', result.message);
     const allowed = result.addresses.filter((address) => check(address).allowed);
-    if (allowed.length > 0) return allowed;
-    throw refusal(host, result.addresses.map((address) => ({ address, class: check(address).class })));
+    if (allowed.length > 0 && !every) return allowed;
+    const refused = result.addresses.filter((address) => !check(address).allowed);
+    throw refusal(host, refused.map((address) => ({ address, class: check(address).class })));
   };
+  const resolve = (host: string): Promise<string[]> => resolveChecked(host, false);
 
   const egress: Egress = {
     guard,
     check,
     resolve,
+    resolveEvery: (host) => resolveChecked(host, true),
     openSocket(address, port) {
       assertAllowed(address, address);
       return net.connect({ host: address, port });

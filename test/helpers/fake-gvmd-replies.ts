@@ -81,8 +81,14 @@ export const replies = {
   /** GMP.xml.in "Delete a task" / "Delete a target". */
   taskDeleted: () => example('Delete a task'),
   targetDeleted: () => example('Delete a target'),
-  /** A real gvmd report (scan-samples/openvas), wrapped as get_reports answers it (engines.md "Fixtures"). */
-  report: (file: string) => `<get_reports_response status="200" status_text="OK">${readFileSync(path.join(REPORTS_DIR, file), 'utf8').replace(/^<\?xml[^>]*\?>/, '')}</get_reports_response>`,
+  /**
+   * A real gvmd report (scan-samples/openvas), wrapped as get_reports answers it (engines.md
+   * "Fixtures"); with `address`, its host 10.99.99.99 becomes that address everywhere.
+   */
+  report: (file: string, address?: string) => {
+    const xml = readFileSync(path.join(REPORTS_DIR, file), 'utf8').replace(/^<\?xml[^>]*\?>/, '');
+    return `<get_reports_response status="200" status_text="OK">${address ? xml.replaceAll('10.99.99.99', address) : xml}</get_reports_response>`;
+  },
   /** gvmd's answer to anything but get_version before authenticate (engines.md "Framing", gmp.c ~l.5026). */
   onlyGetVersion: () => '<gmp_response status="400" status_text="Only command GET_VERSION is allowed before AUTHENTICATE"/>',
   /** Any status for a command: `<{command}_response status text/>`, the shape of every GMP answer. */

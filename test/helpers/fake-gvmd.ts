@@ -41,6 +41,8 @@ export interface FakeGvmdOptions {
   chunkBytes?: number;
   /** The report file of scan-samples/openvas (default report_detail_v2.xml, gvmd 22.6). */
   report?: string;
+  /** The address the report's host (10.99.99.99 in report_detail_v2.xml) is replaced with, as if gvmd had scanned it. */
+  reportAddress?: string;
 }
 
 interface Node {
@@ -148,7 +150,7 @@ export async function startFakeGvmd(t: TestContext, options: FakeGvmdOptions = {
         return replies.taskStopped();
       }
       case 'get_reports':
-        return replies.report(options.report ?? 'report_detail_v2.xml');
+        return replies.report(options.report ?? 'report_detail_v2.xml', options.reportAddress);
       case 'delete_task':
         if (command.attrs.ultimate !== '1') state.violations.push('delete_task without ultimate="1"');
         state.deleted.tasks.push(command.attrs.task_id ?? '');

@@ -1,9 +1,13 @@
 /**
  * The job's targets as gvmd's `<hosts>` list, checked against the deployment's address guard
  * first: OpenVAS connects by itself and knows nothing of the guard, so nothing it may not touch is
- * handed over. Addresses and names are resolved through the job's egress now (a name is resolved
- * again by gvmd later: a name that changes its address in between escapes the check, as with ZAP);
- * every address of a range is checked, up to MAX_RANGE_ADDRESSES.
+ * handed over.
+ * - A range: every address is checked, up to MAX_RANGE_ADDRESSES.
+ * - A name: resolved once through the job's egress, and *every* address it has must be allowed
+ *   (keeping only the allowed ones, as a connecting engine does, would not stop OpenVAS from
+ *   scanning the others). gvmd gets the checked addresses, never the name: gvmd would resolve it
+ *   again, and an answer that changed in between (DNS rebinding) would escape the check.
+ * The report then speaks of addresses only; `labelOf` gives each back the name its target had.
  */
 import net from 'node:net';
 import { EgressError } from '../../shared/egress.js';
@@ -47,13 +51,30 @@ function refusedInRange(job: EngineJob, cidr: string): string | null {
   return null;
 }
 
+/** What gvmd's target is made of, and how the report's addresses read back. */
+export interface GmpTargets {
+  /** gvmd's `<hosts>`: checked addresses and ranges, comma-separated, never a name. */
+  hosts: string;
+  /**
+   * The host a report's address is shown under: the name it was resolved from (the first such
+   * target when several name it), else the address itself, as the target gave it.
+   */
+  labelOf(address: string): string;
+}
+
+/** One spelling per IPv6 address (gvmd and the resolver may write it differently). */
+function addressKey(address: string): string {
+  return net.isIPv6(address) && !address.includes('.') && !address.includes('%') ? fromBigInt(toBigInt(address), false) : address;
+}
+
 /**
- * The comma-separated hosts of gvmd's target. Throws `network-permanent` for a target the guard
- * refuses, `network-temporary` for a name that does not resolve, `config` for a URL or service
- * target (OpenVAS scans take addresses, ranges and names).
+ * The hosts of gvmd's target. Throws `network-permanent` for a target the guard refuses (for a
+ * name, any of its addresses), `network-temporary` for a name that does not resolve, `config` for
+ * a URL or service target (OpenVAS scans take addresses, ranges and names).
  */
-export async function gmpHosts(job: EngineJob): Promise<string> {
-  const hosts: string[] = [];
+export async function gmpTargets(job: EngineJob): Promise<GmpTargets> {
+  const hosts = new Set<string>();
+  const names = new Map<string, string>();
   for (const target of job.targets) {
     if (target.kind === 'url' || target.kind === 'service') {
       throw new EngineError('config', `OpenVAS scans take IP addresses, CIDR ranges and host names; "${target.value}" is not one.`);
@@ -61,16 +82,21 @@ export async function gmpHosts(job: EngineJob): Promise<string> {
     if (target.kind === 'cidr') {
       const refused = refusedInRange(job, target.value);
       if (refused) throw new EngineError('network-permanent', `${refused} in ${target.value} may not be scanned from this deployment (RAMPART_ALLOW_TARGETS does not cover it): the range was not handed to OpenVAS.`);
-    } else {
-      try {
-        await job.egress.resolve(target.value);
-      } catch (error) {
-        if (!(error instanceof EgressError)) throw error;
-        const kind = error.code === 'unresolvable' ? 'network-temporary' : 'network-permanent';
-        throw new EngineError(kind, `${error.message} ${target.value} was not handed to OpenVAS (OpenVAS connects by itself, so the target must be allowed before it starts).`, { cause: error });
-      }
+      hosts.add(target.value);
+      continue;
     }
-    hosts.push(target.value);
+    let addresses: string[];
+    try {
+      addresses = await job.egress.resolveEvery(target.value);
+    } catch (error) {
+      if (!(error instanceof EgressError)) throw error;
+      const kind = error.code === 'unresolvable' ? 'network-temporary' : 'network-permanent';
+      throw new EngineError(kind, `${error.message} ${target.value} was not handed to OpenVAS: OpenVAS connects by itself, so every address of a target must be allowed before it starts.`, { cause: error });
+    }
+    for (const address of addresses) {
+      hosts.add(address);
+      if (target.kind === 'hostname' && !names.has(addressKey(address))) names.set(addressKey(address), target.value);
+    }
   }
-  return hosts.join(',');
+  return { hosts: [...hosts].join(','), labelOf: (address) => names.get(addressKey(address)) ?? address };
 }

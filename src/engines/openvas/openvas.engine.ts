@@ -1,13 +1,15 @@
 /**
  * OpenVas scans run by a Greenbone gvmd the deployment provides: a driver over GMP, not a
  * scanner. A run (../shared/reference/engines.md section 2):
- * 1. checks the targets against the address guard (gmp-targets.ts), connects (gmp-connection.ts),
+ * 1. checks the targets against the address guard (gmp-targets.ts: a name becomes its checked
+ *    addresses, every one of them allowed), connects (gmp-connection.ts),
  *    asks gvmd's version and says what runs: `openvas <gvmd version> via gvmd <socket or host:port>`;
  * 2. authenticates, finds the scan config, port list and scanner, creates a target and a task of
  *    its own, starts the task and polls it into progress events;
  * 3. when the task is Done, reads its report with details and hands it, as it streams in, to the
  *    OpenVAS report importer of `rampart import` (one parser for both), the NVT OID becoming the
- *    rule id `openvas:<oid>`;
+ *    rule id `openvas:<oid>`, and each address shown under the target that gave it (a name's
+ *    address under the name);
  * 4. always removes the task and target (gmp-cleanup.ts): after the report, or when the run failed,
  *    was cancelled (the task is stopped first; the run then ends without an error) or ran out of
  *    time. A task that ends Stopped or Interrupted fails the run with what gvmd said.
@@ -21,7 +23,7 @@ import { endpointLabel, GmpConnection, type GmpEndpoint } from './gmp-connection
 import { cleanUp, type CleanupSettings } from './gmp-cleanup.js';
 import { authenticate } from './gmp-session.js';
 import { statusError } from './gmp-errors.js';
-import { gmpHosts } from './gmp-targets.js';
+import { gmpTargets, type GmpTargets } from './gmp-targets.js';
 import { createTask, lookUpResources, reportCommand, startTask, taskState, TERMINAL_STATUSES, type Created } from './gmp-task.js';
 import { isSuccess, statusOf } from './gmp-xml.js';
 
@@ -67,7 +69,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 async function* runOpenvas(settings: GvmdSettings, job: EngineJob): AsyncGenerator<EngineEvent> {
   if (job.signal.aborted) return;
-  const hosts = await gmpHosts(job);
+  const targets = await gmpTargets(job);
   const cleanup: CleanupSettings = { ...settings, pollMs: settings.pollMs ?? DEFAULT_POLL_MS };
   const created: Created = { running: false };
   let conn: GmpConnection | null = null;
@@ -77,13 +79,13 @@ async function* runOpenvas(settings: GvmdSettings, job: EngineJob): AsyncGenerat
     yield { type: 'engine', name: 'openvas', version: await conn.version(), detail: `via gvmd ${endpointLabel(settings)}` };
     await authenticate(conn, settings);
     const ids = await lookUpResources(conn, settings);
-    await createTask(conn, hosts, ids, created);
+    await createTask(conn, targets.hosts, ids, created);
     if (job.signal.aborted) return;
     await startTask(conn, created);
     yield { type: 'progress', percent: 0, detail: 'OpenVAS task started' };
     const state = yield* follow(conn, settings, job, created);
     if (!state) return;
-    yield* readReport(conn, created.reportId ?? state.reportId, job.signal);
+    yield* readReport(conn, created.reportId ?? state.reportId, targets, job.signal);
     const problem = await cleanUp(cleanup, created, conn);
     cleaned = true;
     if (problem) yield { type: 'log', level: 'warn', message: problem };
@@ -133,7 +135,7 @@ async function* follow(conn: GmpConnection, settings: GvmdSettings, job: EngineJ
 }
 
 /** The finished task's report, parsed by the OpenVAS importer as it arrives (until the job aborts). */
-async function* readReport(conn: GmpConnection, reportId: string | undefined, signal: AbortSignal): AsyncGenerator<EngineEvent> {
+async function* readReport(conn: GmpConnection, reportId: string | undefined, targets: GmpTargets, signal: AbortSignal): AsyncGenerator<EngineEvent> {
   if (!reportId) throw new EngineError('internal', 'gvmd named no report for the finished task.');
   const reply = conn.stream(reportCommand(reportId));
   const status = statusOf((await reply.head).attrs);
@@ -145,12 +147,21 @@ async function* readReport(conn: GmpConnection, reportId: string | undefined, si
   for await (const event of report.events) {
     // Cancelled while a large report streams in: the rest is read off the socket and dropped.
     if (signal.aborted) return;
-    yield event.type === 'finding' ? { type: 'finding', finding: withRuleSource(event.finding) } : event;
+    yield underTarget(event, targets);
   }
   yield { type: 'progress', percent: 99, detail: 'OpenVAS report read' };
 }
 
-/** `openvas:<oid>`: rule ids name their source (DESIGN.md "Vulnerability"). */
-function withRuleSource(finding: Finding): Finding {
-  return finding.ruleId.startsWith('openvas:') ? finding : { ...finding, ruleId: `openvas:${finding.ruleId}` };
+/**
+ * A report event as the run's: gvmd scanned addresses only, so each host is named as its target
+ * gave it (the name it was resolved from, else the address; not gvmd's reverse look-up, which
+ * may differ from run to run and would change the findings' identity), and rule ids name their
+ * source, `openvas:<oid>` (DESIGN.md "Vulnerability").
+ */
+function underTarget(event: EngineEvent, targets: GmpTargets): EngineEvent {
+  if (event.type === 'host') return { ...event, hostname: targets.labelOf(event.address) };
+  if (event.type !== 'finding') return event;
+  const finding: Finding = { ...event.finding, hostname: targets.labelOf(event.finding.hostIp) };
+  if (!finding.ruleId.startsWith('openvas:')) finding.ruleId = `openvas:${finding.ruleId}`;
+  return { type: 'finding', finding };
 }
