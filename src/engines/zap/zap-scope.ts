@@ -36,7 +36,8 @@ export function scopePrefix(target: string): string {
 export async function assertTargetAllowed(job: EngineJob, target: string): Promise<boolean> {
   const host = new URL(target).hostname.replace(/^\[(.*)\]$/, '$1');
   try {
-    await job.egress.resolve(host);
+    // Every address: `resolve` keeps the allowed ones of a name, but ZAP would reach all of them.
+    await job.egress.resolveEvery(host);
     return !job.signal.aborted;
   } catch (error) {
     if (job.signal.aborted) return false;
