@@ -85,7 +85,7 @@ function ScanDetails(props: { scan: ScanResource }) {
       <dt>Targets</dt>
       <dd class="mono">{scan.scan_target}</dd>
       <dt>Frequency</dt>
-      <dd>{scan.scan_frequency}</dd>
+      <dd>{scan.agent_frequency ? `Unmanaged, agent runs ${scan.agent_frequency}` : scan.scan_frequency}</dd>
       <dt>Start</dt>
       <dd>{[scan.scan_start_date, scan.scan_start_time].filter(Boolean).join(' ') || 'When created'}</dd>
       <dt>Time zone</dt>
