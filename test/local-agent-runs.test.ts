@@ -202,3 +202,17 @@ test(`workers never claim a run of an Unmanaged scan, whatever its progress (${S
   await ctx.store.db.updateTable('runs').set({ progress: 'Queued' }).execute();
   assert.equal(await claimRun(ctx.store.db, 'worker-1', 60, ['OpenVas', 'Rampart']), undefined);
 });
+
+test(`two agents taking at once: one takes the run, the other gets 409 (${STORE_KIND})`, async (t) => {
+  const ctx = await agentApp(t);
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner);
+  const { credential } = await downloadAgent(ctx, owner, uuid);
+  const takes = await Promise.all(
+    ['agent-a', 'agent-b', 'agent-c'].map((agent_id) => agentCall(ctx, credential, uuid, 'POST', '/runs/0/take', { ...SELF, agent_id })),
+  );
+  assert.deepEqual(takes.map((res) => res.statusCode).sort(), [200, 409, 409]);
+  const winner = takes.find((res) => res.statusCode === 200)!.json().lease;
+  assert.equal((await agentCall(ctx, credential, uuid, 'POST', '/runs/0/heartbeat', { lease: winner, percent: 5 })).statusCode, 200);
+  assert.equal((await runRow(ctx, uuid)).attempts, 1);
+});
