@@ -408,3 +408,26 @@ test('Unmanaged scan (pro): the agent downloaded by a form, a results upload rec
   await page.locator('#runs').getByRole('cell', { name: '13', exact: true }).waitFor();
   await checkPage(tp, 'scan-unmanaged');
 });
+
+test('scan form: an Unmanaged scan with Daily agent runs; the agent download needs CSRF and says when the bundle is not built', async (t) => {
+  const { server } = await scanServer(t, { agentBundle: '/nonexistent/rampart-agent.cjs' });
+  const owner = await injectSession(server, 'pro');
+  const form = multipart({ ...NEW_SCAN, scan_name: 'LAN', scan_type: 'OpenVas', scan_target: '10.9.0.0/24', scan_frequency: 'Unmanaged', agent_frequency: 'Daily', scan_start_time: '02:00' });
+  const created = await server.app.inject({ method: 'POST', url: `/scans/new?_csrf=${owner.csrf}`, headers: { cookie: owner.cookie, 'content-type': form.contentType }, payload: form.payload });
+  assert.equal(created.statusCode, 303, created.body);
+  const uuid = (created.headers.location as string).split('/').pop()!;
+  const scan = await showScan(server.store.db, owner.user.id, uuid);
+  assert.equal(scan.agent_frequency, 'Daily');
+  assert.ok(scan.next_run_at, 'the agent runs are scheduled');
+  const page = await server.app.inject({ method: 'GET', url: `/scans/${uuid}`, headers: { cookie: owner.cookie } });
+  assert.match(page.body, /Unmanaged, agent runs Daily/);
+
+  const noToken = await server.app.inject({ method: 'POST', url: `/scans/${uuid}/agent`, headers: { cookie: owner.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  assert.equal(noToken.statusCode, 403);
+  // A deployment without the agent bundle: a clear message on the scan page.
+  const unbuilt = await server.app.inject({ method: 'POST', url: `/scans/${uuid}/agent`, headers: { cookie: owner.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${owner.csrf}` });
+  assert.equal(unbuilt.statusCode, 303);
+  const cookies = [owner.cookie, ...[unbuilt.headers['set-cookie'] ?? []].flat().map((c) => String(c).split(';')[0])].join('; ');
+  const flashed = await server.app.inject({ method: 'GET', url: unbuilt.headers.location as string, headers: { cookie: cookies } });
+  assert.match(flashed.body, /The agent bundle is not built: run npm run build\./);
+});
