@@ -10,7 +10,7 @@ import { AGENT_PATHS, type AgentSelf, type TakeResponse, type WireEvent } from '
 import { createEgress } from '../shared/egress.js';
 import { EngineError, type Engine, type EngineEvent, type EngineIdentity, type EngineJob, type JobTarget, type VulnerabilityLookup } from '../engines/engine.js';
 import { ChunkUploader } from './chunk-uploader.js';
-import { ServiceError, type AgentClient } from './http-client.js';
+import { ServiceError, UnreachableError, type AgentClient } from './http-client.js';
 import { LeaseKeeper, type LeaseLoss } from './lease-keeper.js';
 import { createTargetGuard, type TargetGuard } from './target-guard.js';
 import type { AgentLog } from './agent-log.js';
@@ -77,6 +77,8 @@ export async function runAttempt(deps: AttemptDeps, runIndex: number): Promise<A
     if (lost) return lost;
     throw error;
   } finally {
+    // Whatever ended the attempt, the scan stops with it.
+    scanStop.abort();
     keeper.stop();
     uploader.abandon();
     deps.signal.removeEventListener('abort', onAgentStop);
@@ -115,7 +117,8 @@ async function scanAndUpload(deps: AttemptDeps, take: TakeResponse, keeper: Leas
       }
     }
   } catch (error) {
-    if (signal.aborted || error instanceof ServiceError) throw error;
+    // The service's answers and an upload that could not get through are not the scan's failure.
+    if (signal.aborted || error instanceof ServiceError || error instanceof UnreachableError) throw error;
     const kind = error instanceof EngineError ? error.kind : 'internal';
     const message = error instanceof Error ? error.message : String(error);
     deps.log.warn(`the scan failed (${kind}): ${message}`);
