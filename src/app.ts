@@ -26,6 +26,8 @@ import { RunQueue } from './scans/run-queue.js';
 import { ScanSchema } from './scans/scans.schema.js';
 import { scanRoutes } from './scans/scans.routes.js';
 import { importRoutes } from './imports/imports.routes.js';
+import { agentRoutes } from './local-agent/agent.routes.js';
+import { agentDownloadRoutes } from './local-agent/agent-download.routes.js';
 import { TargetSchema, VulnerabilitySchema } from './findings/findings.schema.js';
 import { vulnerabilityRoutes } from './findings/vulnerabilities.routes.js';
 import { targetRoutes } from './targets/targets.routes.js';
@@ -119,12 +121,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(tokenRoutes);
       // A signed report link is its own credential (mail clients and chat services send no bearer).
       await api.register(reportLinkRoutes);
+      // The local agent's routes take its scan-scoped credential, never a JWT.
+      await api.register(agentRoutes);
       // Everything else under /api needs a bearer token.
       await api.register(async (authed) => {
         authed.addHook('onRequest', requireBearer);
         await authed.register(authRoutes);
         await authed.register(scanRoutes);
         await authed.register(importRoutes);
+        await authed.register(agentDownloadRoutes);
         await authed.register(vulnerabilityRoutes);
         await authed.register(targetRoutes);
         await authed.register(reportRoutes);

@@ -3,12 +3,14 @@
  * defaulted and validated at boot; a bad value stops start-up with a message naming the variable.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ROLES, type Role } from './shared/roles.js';
 import { DEFAULT_MIN_QOD } from './shared/finding.js';
 import { parseAllowList } from './shared/address-guard.js';
 import { DEFAULT_DATA_DIR } from './db/store-location.js';
+import { AGENT_CREDENTIAL_DEFAULT_DAYS } from './shared/agent-protocol.js';
 
 /** GitHub's "latest release" of the community nuclei templates: `rampart templates sync` reads it. */
 const NUCLEI_TEMPLATES_RELEASE_URL = 'https://api.github.com/repos/projectdiscovery/nuclei-templates/releases/latest';
@@ -39,6 +41,8 @@ const EnvSchema = Type.Object({
   RAMPART_AGENT_CODE_TTL: Type.Integer({ minimum: 60, maximum: 86400, default: 900 }),
   RAMPART_AGENT_AUTH_PER_EMAIL: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
   RAMPART_AGENT_AUTH_PER_CLIENT: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
+  RAMPART_AGENT_CREDENTIAL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: AGENT_CREDENTIAL_DEFAULT_DAYS }),
+  RAMPART_AGENT_LEASE_SECONDS: Type.Integer({ minimum: 10, maximum: 3600, default: 120 }),
   RAMPART_ALLOW_TARGETS: Type.String({ default: '' }),
   RAMPART_MAX_TARGET_ADDRESSES: Type.Integer({ minimum: 1, default: 65_536 }),
   RAMPART_LOGIN_SCRIPT_MAX_BYTES: Type.Integer({ minimum: 1024, default: 262_144 }),
@@ -133,6 +137,12 @@ export interface Config {
   agentCodeTtlSeconds: number;
   /** Agent registrations (codes mailed) per hour to one email address and from one client address. */
   agentAuthLimits: { perEmail: number; perClient: number };
+  /**
+   * The local agent (docs/AGENT.md): days a downloaded agent's credential lasts, seconds an agent's
+   * lease on a run lasts between heartbeats, and the agent bundle the download serves
+   * (`dist/agent/agent.cjs`, built by `npm run build`; tests point it elsewhere).
+   */
+  localAgent: { credentialDays: number; leaseSeconds: number; bundlePath: string };
   /** CIDRs that managed scans and webhooks may reach although private (RAMPART_ALLOW_TARGETS). */
   allowTargets: string[];
   maxTargetAddresses: number;
@@ -233,6 +243,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: parsed.RAMPART_TRUST_PROXY,
     agentCodeTtlSeconds: parsed.RAMPART_AGENT_CODE_TTL,
     agentAuthLimits: { perEmail: parsed.RAMPART_AGENT_AUTH_PER_EMAIL, perClient: parsed.RAMPART_AGENT_AUTH_PER_CLIENT },
+    localAgent: {
+      credentialDays: parsed.RAMPART_AGENT_CREDENTIAL_DAYS,
+      leaseSeconds: parsed.RAMPART_AGENT_LEASE_SECONDS,
+      // dist/src/config.js -> dist/agent/agent.cjs
+      bundlePath: fileURLToPath(new URL('../agent/agent.cjs', import.meta.url)),
+    },
     allowTargets: parseAllowList(parsed.RAMPART_ALLOW_TARGETS),
     maxTargetAddresses: parsed.RAMPART_MAX_TARGET_ADDRESSES,
     loginScriptMaxBytes: parsed.RAMPART_LOGIN_SCRIPT_MAX_BYTES,

@@ -107,14 +107,22 @@ test(`scan lifecycle through the API (${STORE_KIND})`, async (t) => {
     assert.equal(preview.upcoming.length, 1);
   });
 
-  await t.test('an Unmanaged scan waits for the agent and cannot be rerun here', async () => {
+  await t.test('an Unmanaged scan waits for the agent; a rerun queues another run for the agent', async () => {
     const uuid = await createScan(ctx, owner.auth, { ...BASE, scan_type: 'OpenVas', scan_frequency: 'Unmanaged', scan_target: '192.168.0.0/24' });
     const runs = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: owner.auth })).json();
     assert.equal(runs.scan.current_progress, 'Awaiting agent');
     assert.equal(runs.runs[0].scan_progress, 'Awaiting agent');
+    // Run 0 still awaits its agent.
+    const busy = await ctx.app.inject({ method: 'POST', url: `/api/scans/${uuid}/rerun`, headers: owner.auth });
+    assert.equal(busy.statusCode, 409, busy.body);
+    assert.match(busy.json().message, /run 0/);
+    await ctx.store.db.updateTable('runs').set({ status: 'completed', outcome: 'succeeded', progress: 'Completed' }).where('scan_id', 'in', ctx.store.db.selectFrom('scans').select('id').where('uuid', '=', uuid)).execute();
     const rerun = await ctx.app.inject({ method: 'POST', url: `/api/scans/${uuid}/rerun`, headers: owner.auth });
-    assert.equal(rerun.statusCode, 422);
-    assert.ok(rerun.json().errors.scan_frequency);
+    assert.equal(rerun.statusCode, 202, rerun.body);
+    assert.equal(rerun.json().run_index, 1);
+    const after = (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: owner.auth })).json();
+    assert.equal(after.runs[1].scan_progress, 'Awaiting agent');
+    assert.equal(after.runs[1].trigger, 'rerun');
   });
 
   await t.test('login scripts are stored, replaced and removed', async () => {

@@ -105,11 +105,14 @@ export interface AgentRegistrationsTable {
 }
 
 export type ScanType = 'Rampart' | 'OpenVas' | 'ZAP' | 'Nuclei';
+/** The schedule of an Unmanaged scan's agent runs (scans.agent_frequency; One-time is stored as null). */
+export type AgentFrequency = 'Daily' | 'Weekly' | 'Monthly' | 'Quarterly' | 'Yearly';
 export type ScanFrequency = 'One-time' | 'Daily' | 'Weekly' | 'Monthly' | 'Quarterly' | 'Yearly' | 'Unmanaged';
 export type RunStatus = 'current' | 'completed';
 export type RunOutcome = 'succeeded' | 'failed' | 'cancelled';
 /** EngineErrorKind of src/engines/engine.ts, as the runs table stores it. */
-export type RunErrorKind = 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal';
+/** Whose fault a failure was; 'missed': a scheduled run no agent took before the next was due (migration 0021). */
+export type RunErrorKind = 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal' | 'missed';
 export type ThreatLevel = 'Critical' | 'High' | 'Medium' | 'Low' | 'Informational';
 
 export interface ScansTable {
@@ -138,6 +141,8 @@ export interface ScansTable {
   /** First occurrence as local wall-clock `YYYY-MM-DDTHH:mm`; recurring runs repeat from it. */
   schedule_anchor: string | null;
   next_run_at: Date | null;
+  /** An Unmanaged scan's schedule of runs awaiting the agent; null: one run, at creation (migration 0021). */
+  agent_frequency: ColumnType<AgentFrequency | null, AgentFrequency | null | undefined, AgentFrequency | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -180,6 +185,11 @@ export interface RunsTable {
   narrative: ColumnType<unknown, string | null | undefined, string | null>;
   /** When the NVD data the run matched against was synced; null without a database. */
   vulndb_synced_at: Date | null;
+  /** The SHA-256 of the lease of the agent attempt that holds (or last held) the run; lease_owner is `agent:<it>` while held (migration 0021). */
+  agent_lease_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The agent holding (or that last held) the run, as it named itself, and its machine. */
+  agent_id: ColumnType<string | null, string | null | undefined, string | null>;
+  agent_hostname: ColumnType<string | null, string | null | undefined, string | null>;
   queued_at: CreatedAt;
   started_at: Date | null;
   completed_at: Date | null;
@@ -412,6 +422,27 @@ export interface VulnDbSyncTable {
   detail: ColumnType<unknown, string, string>;
 }
 
+/** A downloaded agent's scan-scoped credential (migration 0021): only the token's SHA-256 is stored. */
+export interface AgentCredentialsTable {
+  id: Generated<number>;
+  scan_id: number;
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+/** One numbered batch of an agent attempt's events, kept until the attempt completes (migration 0021). */
+export interface AgentChunksTable {
+  run_id: number;
+  lease_hash: string;
+  seq: number;
+  events: ColumnType<unknown, string, string>;
+  digest: string;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -423,6 +454,8 @@ export interface Database {
   oidc_logins: OidcLoginsTable;
   scans: ScansTable;
   runs: RunsTable;
+  agent_credentials: AgentCredentialsTable;
+  agent_chunks: AgentChunksTable;
   targets: TargetsTable;
   findings: FindingsTable;
   run_findings: RunFindingsTable;

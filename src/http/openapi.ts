@@ -20,7 +20,13 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
           'and validation errors add `errors` with messages by field.',
       },
       servers: [{ url: baseUrl }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          // The local agent's routes (docs/AGENT.md) take only the credential of a downloaded agent.
+          agentCredential: { type: 'http', scheme: 'bearer', bearerFormat: 'ragt_ scan-scoped agent credential' },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });

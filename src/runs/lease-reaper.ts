@@ -7,6 +7,9 @@
  * A run's life after its worker dies: lease expired → re-queued ("Queued", attempts kept) with a
  * takeover deadline one lease away → claimed by a worker as attempt 2, or failed at the deadline
  * with NOT_TAKEN_OVER. Attempt 2's worker dying too fails the run with OUT_OF_ATTEMPTS.
+ *
+ * A run held by a local agent (lease owner `agent:...`) whose lease expired goes back to
+ * "Awaiting agent" instead, with no attempts limit (docs/AGENT.md).
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -15,7 +18,7 @@ import { PollLoop } from '../shared/poll-loop.js';
 import { findScanById } from '../scans/scans.service.js';
 import type { RunQueue } from '../scans/run-queue.js';
 import { queueRunEndNotices } from './run-end.js';
-import { failExpiredRuns, requeueExpiredRuns } from '../scans/runs.service.js';
+import { failExpiredRuns, requeueExpiredRuns, returnExpiredAgentRuns } from '../scans/runs.service.js';
 
 /** A run is tried at most twice: once, and once more if its first worker died. */
 export const MAX_RUN_ATTEMPTS = 2;
@@ -34,9 +37,11 @@ export interface ReaperDeps {
 }
 
 /** One pass: re-queues runs with an attempt left, fails the rest; returns how many of each. */
-export async function reapExpiredLeases(deps: ReaperDeps): Promise<{ requeued: number; failed: number }> {
+export async function reapExpiredLeases(deps: ReaperDeps): Promise<{ requeued: number; failed: number; awaitingAgent: number }> {
   const { db, config, log } = deps;
   const seconds = config.worker.leaseSeconds;
+  const returned = await returnExpiredAgentRuns(db);
+  for (const run of returned) log.warn({ run_id: run.id, agent_id: run.agent_id }, 'run awaits an agent again: its agent stopped responding');
   const requeued = await requeueExpiredRuns(db, MAX_RUN_ATTEMPTS, seconds);
   for (const run of requeued) log.warn({ run_id: run.id, attempts: run.attempts }, 'run re-queued: its worker stopped responding');
   if (requeued.length) deps.queue.notify();
@@ -50,7 +55,7 @@ export async function reapExpiredLeases(deps: ReaperDeps): Promise<{ requeued: n
     return runs;
   });
   for (const run of failed) log.warn({ run_id: run.id, error: run.error }, 'run failed: its worker stopped responding');
-  return { requeued: requeued.length, failed: failed.length };
+  return { requeued: requeued.length, failed: failed.length, awaitingAgent: returned.length };
 }
 
 /** Reaps every half lease: a dead worker's run waits at most 1.5 leases to be re-queued. */

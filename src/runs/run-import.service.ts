@@ -11,7 +11,7 @@ import type { Run, Scan } from '../db/schema.js';
 import type { EngineEvent } from '../engines/engine.js';
 import { AppError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { startRunRecorder } from './run-recorder.js';
+import { startRunRecorder, type RecorderOptions, type RunEnd } from './run-recorder.js';
 import { AWAITING_AGENT, insertImportRun, lockCurrentRunForImport } from '../scans/runs.service.js';
 
 const IN_PROGRESS = 'A run of this scan is in progress; upload the results when it has ended.';
@@ -36,6 +36,26 @@ async function importTarget(trx: Db, scanId: number): Promise<Run> {
 }
 
 /**
+ * Feeds `events` to a run recorder of `run` and ends the run with `end`, inside the transaction
+ * `deps.db`: every way a whole batch of results becomes a run (an upload, a local agent's
+ * completed attempt) goes through here. `ended` is false when `options.owner` no longer holds the
+ * run (the caller decides what that means); whatever `events` throws is rethrown.
+ */
+export async function recordRunEvents(
+  deps: { db: Db; config: Config; log: Logger },
+  run: Run,
+  scan: Scan,
+  options: RecorderOptions,
+  events: AsyncIterable<EngineEvent> | Iterable<EngineEvent>,
+  end: RunEnd,
+): Promise<{ ended: boolean; findings: number }> {
+  const recorder = await startRunRecorder(deps, run, scan, options);
+  for await (const event of events) await recorder.record(event);
+  const ended = await recorder.finish(end);
+  return { ended, findings: recorder.counts.findings };
+}
+
+/**
  * Records `source` as a completed run of `scan`, in one transaction; returns the run's index and
  * how many findings it stored. Throws AppError 'conflict' while a worker runs the scan, and
  * rethrows whatever `source.events` throws (nothing is kept then).
@@ -47,18 +67,17 @@ export async function importRun(
 ): Promise<{ runIndex: number; findings: number }> {
   const work = async (trx: Db) => {
     const run = await importTarget(trx, scan.id);
-    const recorder = await startRunRecorder({ ...deps, db: trx }, run, scan, {
-      owner: null,
-      engine: source.engine,
-      unreportedTargetsDown: false,
-      vulnDbSyncedAt: null,
-    });
-    for await (const event of source.events) await recorder.record(event);
-    if (!(await recorder.finish({ outcome: 'succeeded', error: null, complete: true }))) {
-      throw new AppError('conflict', IN_PROGRESS, { context: { scan_id: scan.id, run_id: run.id } });
-    }
-    deps.log.info({ scan_id: scan.id, run_id: run.id, engine: source.engine.name, findings: recorder.counts.findings }, 'results imported');
-    return { runIndex: run.run_index, findings: recorder.counts.findings };
+    const recorded = await recordRunEvents(
+      { ...deps, db: trx },
+      run,
+      scan,
+      { owner: null, engine: source.engine, unreportedTargetsDown: false, vulnDbSyncedAt: null },
+      source.events,
+      { outcome: 'succeeded', error: null, complete: true },
+    );
+    if (!recorded.ended) throw new AppError('conflict', IN_PROGRESS, { context: { scan_id: scan.id, run_id: run.id } });
+    deps.log.info({ scan_id: scan.id, run_id: run.id, engine: source.engine.name, findings: recorded.findings }, 'results imported');
+    return { runIndex: run.run_index, findings: recorded.findings };
   };
   return deps.db.isTransaction ? work(deps.db) : deps.db.transaction().execute(work);
 }

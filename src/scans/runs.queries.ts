@@ -39,7 +39,8 @@ export async function insertRun(
  * Claims the oldest queued run (no lease owner) of a scan of one of `scanTypes` (the types the
  * worker serves): new, released by a worker that shut down, or put back by the lease reaper. The
  * claim sets the lease and counts the attempt. Runs of other types stay queued for their workers;
- * runs of a disabled account stay queued until an admin enables it again.
+ * runs of a disabled account stay queued until an admin enables it again. Runs of Unmanaged scans
+ * are the local agent's, whatever their progress: never claimed here.
  */
 export async function claimRun(db: Db, workerId: string, leaseSeconds: number, scanTypes: readonly ScanType[]): Promise<Run | undefined> {
   if (scanTypes.length === 0) return undefined;
@@ -53,6 +54,7 @@ export async function claimRun(db: Db, workerId: string, leaseSeconds: number, s
     where id = (
       select runs.id from runs join scans on scans.id = runs.scan_id join users on users.id = scans.user_id
       where runs.status = 'current' and runs.progress <> ${AWAITING_AGENT} and runs.lease_owner is null
+        and scans.scan_frequency <> 'Unmanaged'
         and scans.scan_type in (${sql.join([...scanTypes])})
         and users.disabled_at is null
       order by runs.queued_at, runs.id
@@ -73,7 +75,8 @@ export async function requeueExpiredRuns(db: Db, maxAttempts: number, takeoverSe
     update runs set lease_owner = null, lease_expires_at = now() + make_interval(secs => ${takeoverSeconds}), progress = 'Queued'
     where id in (
       select id from runs
-      where status = 'current' and lease_owner is not null and lease_expires_at < now() and attempts < ${maxAttempts}
+      where status = 'current' and lease_owner is not null and lease_owner not like 'agent:%'
+        and lease_expires_at < now() and attempts < ${maxAttempts}
       for update skip locked
     )
     returning *`.execute(db);
@@ -94,6 +97,24 @@ export async function failExpiredRuns(db: Db, maxAttempts: number, errors: { out
     where id in (
       select id from runs
       where status = 'current' and lease_expires_at < now() and (lease_owner is null or attempts >= ${maxAttempts})
+        and (lease_owner is null or lease_owner not like 'agent:%')
+      for update skip locked
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/**
+ * Puts runs whose local agent stopped heart-beating back to awaiting an agent: the lease is
+ * cleared (any agent may take the run) and the attempt's chunks stay until the next take. No
+ * attempts limit: an agent's machine may sleep or lose its network many times.
+ */
+export async function returnExpiredAgentRuns(db: Db): Promise<Run[]> {
+  const result = await sql<Run>`
+    update runs set lease_owner = null, lease_expires_at = null, progress = ${AWAITING_AGENT}
+    where id in (
+      select id from runs
+      where status = 'current' and lease_owner like 'agent:%' and lease_expires_at < now()
       for update skip locked
     )
     returning *`.execute(db);

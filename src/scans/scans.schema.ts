@@ -104,8 +104,9 @@ export const RunSchema = Type.Object({
   started_at: Nullable(Type.String({ format: 'date-time' })),
   error: Nullable(Type.String()),
   error_kind: Nullable(
-    StringEnum(['network-temporary', 'network-permanent', 'deadline', 'config', 'internal'] as const, {
-      description: 'Whose fault a failure was: the target or network (network-*), time (deadline), the deployment (config: a tool missing or misconfigured) or a bug (internal)',
+    StringEnum(['network-temporary', 'network-permanent', 'deadline', 'config', 'internal', 'missed'] as const, {
+      description:
+        'Whose fault a failure was: the target or network (network-*), time (deadline), the deployment (config: a tool missing or misconfigured), a bug (internal), or no local agent took a scheduled Unmanaged run before the next was due (missed)',
     }),
   ),
   hosts_up: Type.Integer(),

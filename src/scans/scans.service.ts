@@ -297,21 +297,27 @@ export async function deleteScan(deps: ScanDeps, userId: number, uuid: string): 
   await removeLoginScript(deps.config.dataDir, scan.zap_login_script);
 }
 
-/** POST /api/scans/{uuid}/rerun: a new run now; 409 while one is current. */
+/**
+ * POST /api/scans/{uuid}/rerun: a new run now (an Unmanaged scan's awaits its local agent); 409
+ * while one is current.
+ */
 export async function rerunScan(deps: ScanDeps, userId: number, uuid: string): Promise<number> {
   const scan = await requireScan(deps.db, userId, uuid);
-  if (scan.scan_frequency === 'Unmanaged') {
-    throw validationError({ scan_frequency: ['Unmanaged scans are run by your local agent, not by the service.'] });
-  }
+  if (scan.scan_frequency === 'Unmanaged') return queueRun(deps, scan.id, { trigger: 'rerun', progress: AWAITING_AGENT });
   // A scan created before its type lost its engine here (or on another deployment) is not re-run into a failure.
   const unavailable = unavailableReason(deps.engines, scan.scan_type);
   if (unavailable) throw validationError({ scan_type: [unavailable] });
-  const run = await enqueueRun(deps.db, deps.queue, { scanId: scan.id, trigger: 'rerun' });
-  if (!run) {
-    const current = await findCurrentRun(deps.db, scan.id);
+  return queueRun(deps, scan.id, { trigger: 'rerun' });
+}
+
+/** Queues a run of the scan; 409 naming the current run when there is one. */
+async function queueRun(deps: ScanDeps, scanId: number, run: { trigger: 'rerun'; progress?: string }): Promise<number> {
+  const queued = await enqueueRun(deps.db, run.progress ? undefined : deps.queue, { scanId, ...run });
+  if (!queued) {
+    const current = await findCurrentRun(deps.db, scanId);
     throw new AppError('conflict', `The scan already has a run in progress (run ${current?.run_index ?? '?'}); wait for it to finish.`);
   }
-  return run.run_index;
+  return queued.run_index;
 }
 
 export async function scanRuns(db: Db, userId: number, uuid: string) {

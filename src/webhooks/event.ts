@@ -25,9 +25,10 @@ export type WebhookEvent = {
       /**
        * Whose fault a failure was (the engine's EngineErrorKind): `network-temporary`,
        * `network-permanent`, `deadline`, `config` (tool missing or misconfigured), `internal` (a
-       * bug); null when the run succeeded or its worker stopped responding.
+       * bug), `missed` (a scheduled Unmanaged run no agent took in time); null when the run
+       * succeeded or its worker stopped responding.
        */
-      error_kind: 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal' | null;
+      error_kind: 'network-temporary' | 'network-permanent' | 'deadline' | 'config' | 'internal' | 'missed' | null;
       counts: ThreatCounts;
       /** Signed download links (no bearer needed) that expire after RAMPART_REPORT_LINK_TTL. */
       report_urls: { pdf: string; html: string; csv: string; txt: string; xml: string };

@@ -23,6 +23,7 @@ import * as vulndbConfigurations from './0017-vulndb-configurations.js';
 import * as cveIdentity from './0018-cve-identity.js';
 import * as loginScriptText from './0019-login-script-text.js';
 import * as webAccounts from './0020-web-accounts.js';
+import * as localAgent from './0021-local-agent.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0018-cve-identity': cveIdentity,
   '0019-login-script-text': loginScriptText,
   '0020-web-accounts': webAccounts,
+  '0021-local-agent': localAgent,
 };
