@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import { AGENT_PATHS, type AgentSelf, type TakeResponse, type WireEvent } from '../shared/agent-protocol.js';
 import { createEgress } from '../shared/egress.js';
-import { EngineError, type Engine, type EngineEvent, type EngineIdentity, type EngineJob, type JobTarget, type VulnerabilityLookup } from '../engines/engine.js';
+import { EngineError, type Engine, type EngineEvent, type EngineIdentity, type EngineJob, type JobTarget, type KnownVulnerability, type VulnerabilityLookup } from '../engines/engine.js';
 import { ChunkUploader } from './chunk-uploader.js';
 import { ServiceError, UnreachableError, type AgentClient } from './http-client.js';
 import { LeaseKeeper, type LeaseLoss } from './lease-keeper.js';
@@ -141,9 +141,8 @@ function remoteLookup(client: AgentClient, take: TakeResponse): VulnerabilityLoo
     syncedAt: new Date(take.vulndb_synced_at ?? 0),
     async forCpe(cpe, context) {
       const body = { lease: take.lease, cpe, ...(context ? { context } : {}) };
-      const answer = await client.call<unknown>('POST', AGENT_PATHS.lookup(take.run_index), body);
-      if (Array.isArray(answer)) return answer;
-      return (answer as { vulnerabilities?: [] }).vulnerabilities ?? [];
+      const answer = await client.call<{ vulnerabilities?: KnownVulnerability[] }>('POST', AGENT_PATHS.lookup(take.run_index), body);
+      return answer.vulnerabilities ?? [];
     },
   };
 }
