@@ -49,7 +49,7 @@ async function fireSuccessive(ctx: TestApp, uuid: string, periods: number): Prom
     const due = await nextRunAt(ctx, uuid);
     assert.ok(due, 'the scan has a next run');
     // Other scans of this store may be due too; this scan's own runs are checked by the caller.
-    assert.ok((await fireDueScans(ctx.store.db, new Date(due), silent)) >= 1);
+    assert.ok((await fireDueScans(ctx.store.db, ctx.config, new Date(due), silent)) >= 1);
     await finishCurrentRuns(ctx);
   }
   return runTimes(ctx, uuid);
@@ -89,10 +89,10 @@ test(`scheduled scans fire once per period (${STORE_KIND})`, async (t) => {
 
   await t.test('a One-time scan in the future fires once and is done', async () => {
     const uuid = await createScan(ctx, user.auth, { scan_frequency: 'One-time', scan_start_date: '2026-02-01', scan_start_time: '8:00 AM', scan_time_zone: 'UTC' });
-    assert.equal(await fireDueScans(ctx.store.db, new Date('2026-02-01T07:59:59Z'), silent), 0, 'not before its time');
-    assert.equal(await fireDueScans(ctx.store.db, new Date('2026-02-01T08:00:00Z'), silent), 1);
+    assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-02-01T07:59:59Z'), silent), 0, 'not before its time');
+    assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-02-01T08:00:00Z'), silent), 1);
     assert.equal(await nextRunAt(ctx, uuid), null);
-    assert.equal(await fireDueScans(ctx.store.db, new Date('2027-01-01T00:00:00Z'), silent), 0);
+    assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2027-01-01T00:00:00Z'), silent), 0);
     assert.deepEqual(await runTimes(ctx, uuid), ['2026-02-01T08:00:00.000Z']);
   });
 });
@@ -105,13 +105,13 @@ test(`missed periods fire once after a restart, and never twice (${STORE_KIND})`
 
   // The service was down for ten days; it comes back at 12:00 UTC on May 12.
   const back = new Date('2026-05-12T12:00:00Z');
-  assert.equal(await fireDueScans(ctx.store.db, back, silent), 1, 'one run, not ten');
-  assert.equal(await fireDueScans(ctx.store.db, back, silent), 0, 'a second tick at the same time fires nothing');
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, back, silent), 1, 'one run, not ten');
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, back, silent), 0, 'a second tick at the same time fires nothing');
   assert.deepEqual(await runTimes(ctx, uuid), ['2026-05-02T04:00:00.000Z']);
   assert.equal(await nextRunAt(ctx, uuid), '2026-05-13T04:00:00.000Z', 'the next occurrence after now');
 
   // Still running when the next period comes: that period is skipped, not stacked.
-  assert.equal(await fireDueScans(ctx.store.db, new Date('2026-05-13T04:00:00Z'), silent), 0);
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-05-13T04:00:00Z'), silent), 0);
   assert.equal(await nextRunAt(ctx, uuid), '2026-05-14T04:00:00.000Z');
   assert.equal((await runTimes(ctx, uuid)).length, 1);
 });
@@ -124,7 +124,7 @@ test(`two schedulers firing at once queue each due scan exactly once (${STORE_KI
     uuids.push(await createScan(ctx, user.auth, { scan_frequency: 'Weekly', scan_start_date: '2026-06-02', scan_start_time: '1:00 AM', scan_time_zone: 'UTC' }));
   }
   const at = new Date('2026-06-02T01:00:00Z');
-  const [a, b] = await Promise.all([fireDueScans(ctx.store.db, at, silent), fireDueScans(ctx.store.db, at, silent)]);
+  const [a, b] = await Promise.all([fireDueScans(ctx.store.db, ctx.config, at, silent), fireDueScans(ctx.store.db, ctx.config, at, silent)]);
   assert.equal(a + b, 30);
   const perScan = await ctx.store.db.selectFrom('runs').select(['scan_id', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('scan_id').execute();
   assert.equal(perScan.length, 30);

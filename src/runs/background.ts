@@ -58,7 +58,7 @@ export function startBackground(options: BackgroundOptions): Background {
   const webhooks = options.worker
     ? new WebhookWorker({ db, config, guard: options.guard, log, ...(options.lookup ? { lookup: options.lookup } : {}) })
     : undefined;
-  const scheduler = options.scheduler ? new Scheduler(db, { intervalMs: config.schedulerIntervalMs, queue, log }) : undefined;
+  const scheduler = options.scheduler ? new Scheduler(db, { intervalMs: config.schedulerIntervalMs, config, queue, log }) : undefined;
   const reaper = createLeaseReaper({ db, config, log, queue });
   reaper.start();
   const housekeeping = createAccountHousekeeping(db, log);

@@ -5,24 +5,49 @@
  * A scan that was due several times while the service was down fires once, then moves to its
  * next occurrence after now.
  */
+import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { Scan } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import { lockDueScans, setNextRunAt } from '../scans/scans.service.js';
 import { advance, scheduleOf } from '../scans/scan-schedule.js';
 import type { RunQueue } from '../scans/run-queue.js';
-import { enqueueRun } from '../scans/runs.service.js';
+import { AWAITING_AGENT, endMissedRun, enqueueRun, findCurrentRun } from '../scans/runs.service.js';
+import { queueRunEndNotices } from './run-end.js';
 
 const BATCH = 100;
 
-/** Fires every scan due at `now`; returns how many runs it queued. */
-export async function fireDueScans(db: Db, now: Date, log: Logger): Promise<number> {
+/** The error of a scheduled Unmanaged run that no agent took before the next was due. */
+export function missedRunError(nextDue: Date): string {
+  return `No agent took this run before the next one was due (${nextDue.toISOString()}): run the agent with --daemon to run scheduled scans.`;
+}
+
+/**
+ * An Unmanaged scan's period: the previous run still awaiting an agent (none took it) ends as
+ * missed, with its report email and webhook events, and the new run awaits an agent. A run an
+ * agent holds is left alone (the period is skipped, as for managed scans).
+ */
+async function queueAgentRun(trx: Db, config: Config, scan: Scan) {
+  const current = await findCurrentRun(trx, scan.id);
+  if (current && current.lease_owner === null && current.progress === AWAITING_AGENT) {
+    const missed = await endMissedRun(trx, current.id, missedRunError(scan.next_run_at ?? new Date()));
+    if (missed) await queueRunEndNotices(trx, config, scan, missed);
+  }
+  return enqueueRun(trx, undefined, { scanId: scan.id, trigger: 'schedule', scheduledFor: scan.next_run_at, progress: AWAITING_AGENT });
+}
+
+/** Fires every scan due at `now`; returns how many runs it queued (Unmanaged scans' included). */
+export async function fireDueScans(db: Db, config: Config, now: Date, log: Logger): Promise<number> {
   let queued = 0;
   for (;;) {
     const fired = await db.transaction().execute(async (trx) => {
       const due = await lockDueScans(trx, now, BATCH);
       for (const scan of due) {
         const schedule = scheduleOf(scan);
-        const run = await enqueueRun(trx, undefined, { scanId: scan.id, trigger: 'schedule', scheduledFor: scan.next_run_at });
+        const run =
+          scan.scan_frequency === 'Unmanaged'
+            ? await queueAgentRun(trx, config, scan)
+            : await enqueueRun(trx, undefined, { scanId: scan.id, trigger: 'schedule', scheduledFor: scan.next_run_at });
         if (run) queued++;
         else log.info({ scan_id: scan.id }, 'scheduled run skipped: the previous run is still going');
         await setNextRunAt(trx, scan.id, schedule ? advance(schedule, now) : null);
@@ -39,7 +64,7 @@ export class Scheduler {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { intervalMs: number; queue: RunQueue; log: Logger; clock?: () => Date },
+    private readonly options: { intervalMs: number; config: Config; queue: RunQueue; log: Logger; clock?: () => Date },
   ) {}
 
   start(): void {
@@ -54,7 +79,7 @@ export class Scheduler {
 
   async tick(): Promise<void> {
     try {
-      const queued = await fireDueScans(this.db, (this.options.clock ?? (() => new Date()))(), this.options.log);
+      const queued = await fireDueScans(this.db, this.options.config, (this.options.clock ?? (() => new Date()))(), this.options.log);
       if (queued > 0) {
         this.options.log.info({ runs: queued }, 'scheduled runs queued');
         this.options.queue.notify();

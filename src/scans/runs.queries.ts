@@ -121,6 +121,22 @@ export async function returnExpiredAgentRuns(db: Db): Promise<Run[]> {
   return result.rows;
 }
 
+/**
+ * Ends a run no local agent took before the next one was due: completed, failed, `Missed`.
+ * Undefined when an agent took it meanwhile (it is then left to finish).
+ */
+export async function endMissedRun(db: Db, runId: number, error: string): Promise<Run | undefined> {
+  return db
+    .updateTable('runs')
+    .set({ status: 'completed', outcome: 'failed', progress: 'Missed', error, error_kind: 'missed', completed_at: sql`now()`, lease_expires_at: null })
+    .where('id', '=', runId)
+    .where('status', '=', 'current')
+    .where('lease_owner', 'is', null)
+    .where('progress', '=', AWAITING_AGENT)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Extends the lease; false when the run is gone (scan deleted) or another worker owns it now. */
 export async function renewLease(db: Db, runId: number, workerId: string, leaseSeconds: number): Promise<boolean> {
   const row = await updateOwnedRun(db, runId, workerId)

@@ -38,6 +38,8 @@ export const renewLease = runs.renewLease;
 export const releaseLease = runs.releaseLease;
 /** Puts runs whose lease expired back in the queue, once. */
 export const requeueExpiredRuns = runs.requeueExpiredRuns;
+/** Ends a scheduled Unmanaged run no agent took before the next was due. */
+export const endMissedRun = runs.endMissedRun;
 /** Puts runs whose local agent stopped heart-beating back to awaiting an agent. */
 export const returnExpiredAgentRuns = runs.returnExpiredAgentRuns;
 /** Fails runs whose lease expired once too often or that no worker took over. */

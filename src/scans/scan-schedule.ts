@@ -9,13 +9,19 @@ export function formatAnchor(schedule: Schedule): string {
   return `${p(date.year, 4)}-${p(date.month)}-${p(date.day)}T${p(time.hour)}:${p(time.minute)}`;
 }
 
-/** The scan's schedule, or null for an Unmanaged scan. */
+/** The frequency a scan's runs follow: its own, or for an Unmanaged scan its agent runs' (null: none after the first). */
+export function runFrequency(scan: Pick<Scan, 'scan_frequency' | 'agent_frequency'>): Schedule['frequency'] | null {
+  return scan.scan_frequency === 'Unmanaged' ? scan.agent_frequency : scan.scan_frequency;
+}
+
+/** The scan's schedule, or null for an Unmanaged scan without an agent schedule. */
 export function scheduleOf(scan: Scan): Schedule | null {
-  if (scan.scan_frequency === 'Unmanaged' || !scan.schedule_anchor) return null;
+  const frequency = runFrequency(scan);
+  if (!frequency || !scan.schedule_anchor) return null;
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(scan.schedule_anchor);
   if (!m) return null;
   const [year, month, day, hour, minute] = m.slice(1).map(Number) as [number, number, number, number, number];
-  return { frequency: scan.scan_frequency, anchor: { date: { year, month, day }, time: { hour, minute } }, timeZone: scan.scan_time_zone };
+  return { frequency, anchor: { date: { year, month, day }, time: { hour, minute } }, timeZone: scan.scan_time_zone };
 }
 
 /**

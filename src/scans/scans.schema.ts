@@ -5,6 +5,11 @@ import { SCAN_TYPES } from '../shared/scan-types.js';
 
 export { SCAN_TYPES };
 export const SCAN_FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quarterly', 'Yearly', 'Unmanaged'] as const;
+/** The schedules of an Unmanaged scan's runs awaiting the local agent. */
+export const AGENT_FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quarterly', 'Yearly'] as const;
+const AGENT_FREQUENCY_TEXT =
+  'Unmanaged scans only: when a run awaits the local agent. One-time (default): one run, at creation; otherwise a run at each occurrence of ' +
+  'scan_start_date/scan_start_time in scan_time_zone, taken by an agent running with --daemon. A run no agent took before the next is due ends as missed.';
 
 /** The fields a scan is created with and that an update may change, with one set of rules. */
 const ScanFields = {
@@ -29,6 +34,7 @@ export const CreateScanBodySchema = Type.Object({
   scan_name: ScanFields.scan_name,
   scan_type: StringEnum(SCAN_TYPES),
   scan_frequency: ScanFields.scan_frequency,
+  agent_frequency: Type.Optional(StringEnum(AGENT_FREQUENCIES, { description: AGENT_FREQUENCY_TEXT })),
   scan_start_date: Type.Optional(ScanFields.scan_start_date),
   scan_start_time: Type.Optional(ScanFields.scan_start_time),
   scan_time_zone: ScanFields.scan_time_zone,
@@ -45,6 +51,7 @@ export const UpdateScanBodySchema = Type.Object(
   {
     scan_name: Type.Optional(ScanFields.scan_name),
     scan_frequency: Type.Optional({ ...ScanFields.scan_frequency, description: 'Not to or from Unmanaged; the schedule is recomputed' }),
+    agent_frequency: Type.Optional(StringEnum(AGENT_FREQUENCIES, { description: `${AGENT_FREQUENCY_TEXT} The schedule is recomputed.` })),
     scan_start_date: Type.Optional({ ...ScanFields.scan_start_date, description: 'Free-form date; null or empty removes it. The schedule is recomputed' }),
     scan_start_time: Type.Optional({ ...ScanFields.scan_start_time, description: 'Clock time; null or empty removes it. The schedule is recomputed' }),
     scan_time_zone: Type.Optional({ ...ScanFields.scan_time_zone, description: 'IANA time zone; the schedule keeps its local time in the new zone' }),
@@ -75,6 +82,7 @@ export const ScanSchema = Type.Object(
     include_attack_narrative: Type.Boolean(),
     engine_options: { ...ScanFields.engine_options, description: 'Rampart extension: the options set for the engine ({} when none)' },
     scan_frequency: StringEnum(SCAN_FREQUENCIES),
+    agent_frequency: Nullable(StringEnum(AGENT_FREQUENCIES, { description: 'Rampart extension: the schedule of an Unmanaged scan\'s runs awaiting the local agent; null for other scans' })),
     scan_start_date: Nullable(Type.String()),
     scan_start_time: Nullable(Type.String()),
     scan_time_zone: Type.String(),

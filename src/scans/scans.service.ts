@@ -68,6 +68,7 @@ export function toScanResource(scan: Scan, currentProgress: string | null): Scan
     include_attack_narrative: scan.include_attack_narrative,
     engine_options: scan.engine_options,
     scan_frequency: scan.scan_frequency,
+    agent_frequency: scan.scan_frequency === 'Unmanaged' ? (scan.agent_frequency ?? 'One-time') : null,
     scan_start_date: scan.scan_start_date,
     scan_start_time: scan.scan_start_time,
     scan_time_zone: scan.scan_time_zone,
@@ -96,10 +97,11 @@ export async function createScan(deps: ScanDeps, user: User, body: CreateScanBod
   const now = deps.clock();
   const uuid = randomUUID();
   const unmanaged = body.scan_frequency === 'Unmanaged';
-  const schedule = unmanaged
-    ? null
-    : buildSchedule({ frequency: body.scan_frequency as Exclude<typeof body.scan_frequency, 'Unmanaged'>, startDate: valid.startDate, startTime: valid.startTime, timeZone: body.scan_time_zone }, now);
-  const plan = schedule ? firstRun(schedule, now, { explicitStart: Boolean(valid.startDate || valid.startTime) }) : { runNow: false, nextRunAt: null };
+  // An Unmanaged scan's schedule is that of its agent runs; One-time (the default) is one run now.
+  const agentFrequency = unmanaged && body.agent_frequency && body.agent_frequency !== 'One-time' ? body.agent_frequency : null;
+  const frequency = unmanaged ? agentFrequency : (body.scan_frequency as Exclude<typeof body.scan_frequency, 'Unmanaged'>);
+  const schedule = frequency ? buildSchedule({ frequency, startDate: valid.startDate, startTime: valid.startTime, timeZone: body.scan_time_zone }, now) : null;
+  const plan = schedule ? firstRun(schedule, now, { explicitStart: Boolean(valid.startDate || valid.startTime) }) : { runNow: unmanaged, nextRunAt: null };
 
   const scriptPath = valid.loginScript === undefined ? null : await storeLoginScript(config.dataDir, uuid, valid.loginScript);
   try {
@@ -123,13 +125,13 @@ export async function createScan(deps: ScanDeps, user: User, body: CreateScanBod
         scan_email: body.scan_email.trim(),
         schedule_anchor: schedule ? formatAnchor(schedule) : null,
         next_run_at: plan.nextRunAt,
+        agent_frequency: agentFrequency,
       });
       await deps.recordNamedTargets(trx, user.id, namedHosts(valid.targets));
-      if (unmanaged) await enqueueRun(trx, undefined, { scanId: created.id, trigger: 'create', progress: AWAITING_AGENT });
-      else if (plan.runNow) await enqueueRun(trx, undefined, { scanId: created.id, trigger: 'create' });
+      if (plan.runNow) await enqueueRun(trx, undefined, { scanId: created.id, trigger: 'create', ...(unmanaged ? { progress: AWAITING_AGENT } : {}) });
       return created;
     });
-    if (plan.runNow) deps.queue.notify();
+    if (plan.runNow && !unmanaged) deps.queue.notify();
     return scan;
   } catch (error) {
     await removeLoginScript(config.dataDir, scriptPath);
@@ -228,7 +230,7 @@ export async function showScan(db: Db, userId: number, uuid: string): Promise<Sc
 }
 
 /** Fields whose change recomputes the schedule. */
-const SCHEDULE_FIELDS = ['scan_frequency', 'scan_time_zone', 'scan_start_date', 'scan_start_time'] as const;
+const SCHEDULE_FIELDS = ['scan_frequency', 'agent_frequency', 'scan_time_zone', 'scan_start_date', 'scan_start_time'] as const;
 
 /**
  * PUT /api/scans/{uuid}: applies every field sent, each checked as at creation. A change to the
@@ -263,11 +265,18 @@ export async function updateScan(deps: ScanDeps, user: User, uuid: string, body:
       scan_start_date: body.scan_start_date !== undefined ? body.scan_start_date?.trim() || null : scan.scan_start_date,
       scan_start_time: body.scan_start_time !== undefined ? body.scan_start_time?.trim() || null : scan.scan_start_time,
     });
-    // Unmanaged scans stay Unmanaged (validation), with no schedule to recompute.
-    if (frequency !== 'Unmanaged') {
-      const { schedule, nextRunAt } = reschedule(scheduleOf(scan), { frequency, timeZone, startDate: valid.startDate, startTime: valid.startTime }, deps.clock());
+    // Unmanaged scans stay Unmanaged (validation); their schedule is their agent runs'.
+    const agentFrequency = frequency === 'Unmanaged' ? (body.agent_frequency ?? scan.agent_frequency ?? 'One-time') : null;
+    if (frequency === 'Unmanaged') changes.agent_frequency = agentFrequency === 'One-time' ? null : agentFrequency;
+    const runsOn = frequency === 'Unmanaged' ? agentFrequency : frequency;
+    if (runsOn && !(frequency === 'Unmanaged' && runsOn === 'One-time')) {
+      const { schedule, nextRunAt } = reschedule(scheduleOf(scan), { frequency: runsOn, timeZone, startDate: valid.startDate, startTime: valid.startTime }, deps.clock());
       changes.schedule_anchor = formatAnchor(schedule);
       changes.next_run_at = nextRunAt;
+    } else {
+      // A One-time Unmanaged scan has no schedule: a rerun queues its next run.
+      changes.schedule_anchor = null;
+      changes.next_run_at = null;
     }
   }
   let scriptPath = scan.zap_login_script;

@@ -102,6 +102,13 @@ async function checkTargets(
   return parsed.value.targets;
 }
 
+/** `agent_frequency` schedules an Unmanaged scan's agent runs: it means nothing for a scan the service runs. */
+function checkAgentFrequency(value: string | undefined, unmanaged: boolean, errors: FieldErrors): void {
+  if (value !== undefined && !unmanaged) {
+    add(errors, 'agent_frequency', 'The agent frequency is for Unmanaged scans only (when a run awaits your local agent); this scan follows its scan frequency.');
+  }
+}
+
 const ZONE_ERROR = 'The scan time zone must be an IANA time zone name, such as Europe/Berlin or America/New_York.';
 
 /** The start date and time parsed (absent or empty: undefined), errors added to `errors`. */
@@ -130,6 +137,7 @@ export async function validateNewScan(
   // A type this deployment cannot run is refused now, never accepted and failed on every run.
   checkEngineChoice(options.engines, body.scan_type, body.engine_options, !unmanaged, errors);
 
+  checkAgentFrequency(body.agent_frequency, unmanaged, errors);
   if (unmanaged && body.scan_type !== 'OpenVas') {
     add(errors, 'scan_frequency', 'Unmanaged (internal network) scans must be OpenVas scans.');
   }
@@ -164,7 +172,7 @@ function checkLoginSupport(engines: EngineRegistry, errors: FieldErrors): void {
   if (support && !support.ok) add(errors, 'zap_authenticated', support.reason);
 }
 
-const FIELD_ORDER = ['scan_name', 'scan_type', 'scan_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'scan_target', 'zap_authenticated', 'zap_login_script', 'remove_login_script', 'include_attack_narrative', 'engine_options'];
+const FIELD_ORDER = ['scan_name', 'scan_type', 'scan_frequency', 'agent_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'scan_target', 'zap_authenticated', 'zap_login_script', 'remove_login_script', 'include_attack_narrative', 'engine_options'];
 
 /** Fields in the order of the request table, as Laravel reports them. */
 function orderErrors(errors: FieldErrors): FieldErrors {
@@ -247,6 +255,7 @@ export async function validateScanUpdate(
       ? 'An Unmanaged scan cannot be given a schedule: it is run by your local agent. Create a new scan instead.'
       : 'A scan cannot become Unmanaged: internal networks are scanned by your local agent. Create a new Unmanaged scan instead.');
   }
+  checkAgentFrequency(body.agent_frequency, unmanaged, errors);
   if (body.scan_time_zone !== undefined && !isTimeZone(body.scan_time_zone)) add(errors, 'scan_time_zone', ZONE_ERROR);
   // A field sent replaces the stored one (null or empty removes it); one not sent is kept.
   const start = checkStart(

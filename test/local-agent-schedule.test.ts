@@ -1,0 +1,102 @@
+/**
+ * Scheduled Unmanaged scans (`agent_frequency`): runs awaiting the agent at each period (the
+ * scheduler driven with a clock), a run no agent took ended as missed with its notices when the
+ * next is due, a run an agent holds left alone; the field shown, updated, and refused on managed scans.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
+import { fireDueScans } from '../src/runs/scheduler.js';
+import { signUp, STORE_KIND, type TestApp } from './helpers/app.js';
+import { agentApp, agentCall, downloadAgent, SELF, unmanagedScan } from './helpers/local-agent.js';
+
+const silent = pino({ level: 'silent' });
+
+async function show(ctx: TestApp, auth: Record<string, string>, uuid: string) {
+  return (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}`, headers: auth })).json().data;
+}
+
+async function runsOf(ctx: TestApp, auth: Record<string, string>, uuid: string) {
+  return (await ctx.app.inject({ method: 'GET', url: `/api/scans/${uuid}/runs`, headers: auth })).json().runs;
+}
+
+test(`a Daily Unmanaged scan: runs await the agent, an untaken one is missed (${STORE_KIND})`, async (t) => {
+  const created = new Date('2026-03-01T12:00:00Z');
+  const ctx = await agentApp(t, { clock: () => created });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner, { agent_frequency: 'Daily', scan_start_date: '2026-03-02', scan_start_time: '9:00 AM', scan_time_zone: 'Europe/Berlin' });
+  const scan = await show(ctx, owner.auth, uuid);
+  assert.equal(scan.agent_frequency, 'Daily');
+  assert.equal(scan.next_run_at, '2026-03-02T08:00:00.000Z');
+  assert.deepEqual(await runsOf(ctx, owner.auth, uuid), [], 'no run before the first period');
+
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-02T08:00:00Z'), silent), 1);
+  let runs = await runsOf(ctx, owner.auth, uuid);
+  assert.equal(runs[0].scan_progress, 'Awaiting agent');
+  assert.equal(runs[0].trigger, 'schedule');
+  assert.equal((await show(ctx, owner.auth, uuid)).next_run_at, '2026-03-03T08:00:00.000Z');
+
+  // Nobody took run 0: when run 1 is due, run 0 ends as missed.
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-03T08:00:00Z'), silent), 1);
+  runs = await runsOf(ctx, owner.auth, uuid);
+  assert.equal(runs.length, 2);
+  assert.equal(runs[0].status, 'completed');
+  assert.equal(runs[0].outcome, 'failed');
+  assert.equal(runs[0].scan_progress, 'Missed');
+  assert.equal(runs[0].error_kind, 'missed');
+  assert.equal(runs[0].error, 'No agent took this run before the next one was due (2026-03-03T08:00:00.000Z): run the agent with --daemon to run scheduled scans.');
+  assert.equal(runs[1].scan_progress, 'Awaiting agent');
+  // Its report email was queued as for any failed run.
+  const missedId = runs[0].run_folder;
+  assert.equal((await ctx.store.db.selectFrom('mail_outbox').select('id').where('run_id', '=', missedId).execute()).length, 1);
+
+  // An agent holds run 1: the next period is skipped, run 1 is left alone.
+  const { credential } = await downloadAgent(ctx, owner, uuid);
+  const taken = await agentCall(ctx, credential, uuid, 'POST', '/runs/1/take', SELF);
+  assert.equal(taken.statusCode, 200, taken.body);
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-04T08:00:00Z'), silent), 0);
+  runs = await runsOf(ctx, owner.auth, uuid);
+  assert.equal(runs.length, 2);
+  assert.equal(runs[1].scan_progress, 'Running 0%');
+  assert.equal((await show(ctx, owner.auth, uuid)).next_run_at, '2026-03-05T08:00:00.000Z');
+});
+
+test(`agent_frequency: One-time by default, updated, refused on managed scans (${STORE_KIND})`, async (t) => {
+  const now = new Date('2026-03-01T12:00:00Z');
+  const ctx = await agentApp(t, { clock: () => now });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner);
+  const scan = await show(ctx, owner.auth, uuid);
+  assert.equal(scan.agent_frequency, 'One-time');
+  assert.equal(scan.next_run_at, null);
+  assert.equal((await runsOf(ctx, owner.auth, uuid))[0].scan_progress, 'Awaiting agent');
+
+  const weekly = await ctx.app.inject({ method: 'PUT', url: `/api/scans/${uuid}`, headers: owner.auth, payload: { agent_frequency: 'Weekly', scan_start_date: '2026-03-06', scan_start_time: '22:00' } });
+  assert.equal(weekly.statusCode, 200, weekly.body);
+  assert.equal((await show(ctx, owner.auth, uuid)).agent_frequency, 'Weekly');
+  assert.equal((await show(ctx, owner.auth, uuid)).next_run_at, '2026-03-06T22:00:00.000Z');
+  const once = await ctx.app.inject({ method: 'PUT', url: `/api/scans/${uuid}`, headers: owner.auth, payload: { agent_frequency: 'One-time' } });
+  assert.equal(once.statusCode, 200, once.body);
+  assert.equal((await show(ctx, owner.auth, uuid)).next_run_at, null);
+
+  const managed = {
+    scan_name: 'web',
+    scan_type: 'Rampart',
+    scan_frequency: 'Daily',
+    scan_time_zone: 'UTC',
+    scan_email: 'ops@example.com',
+    scan_target: '93.184.216.34',
+  };
+  const refused = await ctx.app.inject({ method: 'POST', url: '/api/new-scan', headers: owner.auth, payload: { ...managed, agent_frequency: 'Daily' } });
+  assert.equal(refused.statusCode, 422);
+  assert.match(refused.json().errors.agent_frequency[0], /for Unmanaged scans only/);
+  const made = await ctx.app.inject({ method: 'POST', url: '/api/new-scan', headers: owner.auth, payload: managed });
+  const managedUuid = made.json().uuid;
+  assert.equal((await show(ctx, owner.auth, managedUuid)).agent_frequency, null);
+  const update = await ctx.app.inject({ method: 'PUT', url: `/api/scans/${managedUuid}`, headers: owner.auth, payload: { agent_frequency: 'Weekly' } });
+  assert.equal(update.statusCode, 422);
+  assert.ok(update.json().errors.agent_frequency);
+  const bad = await ctx.app.inject({ method: 'POST', url: '/api/new-scan', headers: owner.auth, payload: { ...managed, scan_frequency: 'Unmanaged', scan_type: 'OpenVas', agent_frequency: 'Hourly' } });
+  assert.equal(bad.statusCode, 422);
+  assert.ok(bad.json().errors.agent_frequency);
+});
