@@ -21,6 +21,8 @@ const result = await build({
   minify: true,
   sourcemap: false,
   legalComments: 'none',
+  // `chmod +x agent.js && ./agent.js` works too; the download keeps this line first.
+  banner: { js: '#!/usr/bin/env node' },
   define: { RAMPART_AGENT_VERSION: JSON.stringify(version) },
   metafile: true,
   logLevel: 'warning',

@@ -6,13 +6,14 @@
  * and the weak service's finding, and nothing outside the scan's targets (a second redis on an
  * address of the namespace outside the range) is touched; an agent killed mid-run and started
  * again retakes the run without duplicate findings; a download revokes the earlier file; another
- * scan's uuid is refused. TLS trust and --ca are in local-agent-cli.test.ts (serve has no TLS).
+ * scan's uuid is refused; an expired credential stops the agent with the service's message. TLS
+ * trust and --ca are in local-agent-cli.test.ts (serve has no TLS).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { test } from 'node:test';
-import { openTestStore, STORE_KIND } from './helpers/app.js';
+import { buildTestApp, openTestStore, signUp, STORE_KIND } from './helpers/app.js';
 import { startAgent, writeAgentFile } from './helpers/agent-process.js';
 import { freePort, runCli, startServe } from './helpers/cli.js';
 import { requireProgram, spawnDaemon, tempDir } from './helpers/daemons.js';
@@ -148,4 +149,30 @@ test(`the local agent, downloaded through the API, scans a namespace's private r
   assert.equal(await refused.exited, 2, refused.output());
   assert.match(refused.output(), /the scan no longer exists/);
   assert.equal((await runs(other.uuid)).every((r) => r.status !== 'completed'), true);
+});
+
+test(`an expired credential: the agent prints the service's message and exits 2 (${STORE_KIND})`, async (t) => {
+  let now = new Date();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  // In process for the clock; the agent is still the downloaded file, run as a process.
+  const ctx = await buildTestApp(t, { env: { RAMPART_BASE_URL: base }, clock: () => now });
+  await ctx.app.listen({ port, host: '127.0.0.1' });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const created = await ctx.app.inject({
+    method: 'POST', url: '/api/new-scan', headers: owner.auth,
+    payload: { scan_name: 'Lab', scan_type: 'OpenVas', scan_frequency: 'Unmanaged', scan_time_zone: 'UTC', scan_email: 'lab@example.com', scan_target: '10.213.0.0/30' },
+  });
+  assert.equal(created.statusCode, 200, created.body);
+  const download = await ctx.app.inject({ method: 'GET', url: `/api/scans/${created.json().uuid}/agent`, headers: owner.auth });
+  assert.equal(download.statusCode, 200, download.body);
+  const file = await writeAgentFile(await tempDir(t, 'agent-file'), download.rawPayload);
+  const expiresAt = /"credentialExpiresAt":"([^"]+)"/.exec(download.body)![1]!;
+
+  now = new Date(new Date(expiresAt).getTime() + 1000);
+  for (const args of [[], ['--daemon']]) {
+    const agent = startAgent(t, file, args);
+    assert.equal(await agent.exited, 2, agent.output());
+    assert.ok(agent.output().includes(`This agent's credential expired on ${expiresAt}: download the agent again from the scan's page.`), agent.output());
+  }
 });

@@ -9,9 +9,10 @@ import type { AgentConfig } from '../../src/shared/agent-protocol.js';
 /** The bundle `npm run build` writes (dist/test/helpers -> dist/agent). */
 export const AGENT_BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../agent/agent.cjs');
 
-/** The downloaded file's shape, for tests that play the service themselves: the config line, then the bundle. */
+/** The downloaded file's shape, for tests that play the service themselves: the bundle's shebang, the config line, the rest. */
 export function agentFileText(config: AgentConfig, bundle: string): string {
-  return `globalThis.RAMPART_AGENT = ${JSON.stringify(config)};\n${bundle}`;
+  const shebang = bundle.startsWith('#!') ? bundle.slice(0, bundle.indexOf('\n') + 1) : '';
+  return `${shebang}globalThis.RAMPART_AGENT = ${JSON.stringify(config)};\n${bundle.slice(shebang.length)}`;
 }
 
 export interface AgentProcess {
