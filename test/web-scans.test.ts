@@ -5,7 +5,8 @@
  * queued or running to completed without a reload.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test, type TestContext } from 'node:test';
 import type { Engine, EngineJob } from '../src/engines/engine.js';
@@ -59,7 +60,7 @@ function gatedEngine(name: string, gate: ReturnType<typeof runGate>): Engine {
 }
 
 /** A listening Rampart with a worker; `nuclei: false` leaves Nuclei to the registry (no templates: not available). */
-async function scanServer(t: TestContext, options: { nuclei?: boolean } = {}): Promise<{ server: WebServer; gate: ReturnType<typeof runGate> }> {
+async function scanServer(t: TestContext, options: { nuclei?: boolean; agentBundle?: string } = {}): Promise<{ server: WebServer; gate: ReturnType<typeof runGate> }> {
   const gate = runGate();
   const rampart = gatedEngine('rampart', gate);
   const nuclei = options.nuclei === false ? {} : { Nuclei: scriptedEngine('nuclei', { next: { findings: [] } }) };
@@ -67,6 +68,7 @@ async function scanServer(t: TestContext, options: { nuclei?: boolean } = {}): P
     background: {},
     env: { RAMPART_WORKER_POLL_MS: '20' },
     engines: { Rampart: rampart, OpenVas: rampart, ZAP: scriptedEngine('zap', { next: { findings: [] } }), ...nuclei },
+    ...(options.agentBundle ? { config: { localAgent: { credentialDays: 30, leaseSeconds: 120, bundlePath: options.agentBundle } } } : {}),
   });
   // A held run must not keep the worker from stopping.
   t.after(() => gate.release());
@@ -372,18 +374,28 @@ test('scan form in a browser: errors beside their fields with the input kept; tr
   await checkPage(tp, 'scans-new');
 });
 
-test('Unmanaged scan (pro): no fake agent download, a results upload records a run with its findings', async (t) => {
+test('Unmanaged scan (pro): the agent downloaded by a form, a results upload records a run with its findings', async (t) => {
   if (!requireChromium(t)) return;
   if (SAMPLES_SKIP) return t.skip(SAMPLES_SKIP);
-  const { server } = await scanServer(t);
+  const bundleDir = await mkdtemp(path.join(tmpdir(), 'rampart-agent-'));
+  t.after(() => rm(bundleDir, { recursive: true, force: true }));
+  const bundle = path.join(bundleDir, 'agent.cjs');
+  await writeFile(bundle, 'console.log("stub agent");\n');
+  const { server } = await scanServer(t, { agentBundle: bundle });
   const tp = await newPage(t, server);
   await signInAs(server, tp, { role: 'pro' });
   const { page } = tp;
   await createThroughForm(tp, { name: 'Office network', type: 'OpenVas', targets: '10.20.0.0/24', frequency: 'Unmanaged' });
-  await page.getByText('The local agent is not available in this version; upload results from your own scanner.').waitFor();
-  assert.equal(await page.getByRole('link', { name: /download/i }).count(), 0, 'no agent download link');
+  await page.getByText("A new download revokes the previous agent of this scan. The agent's credential expires 30 days after the download.").waitFor();
+  // A POST form (a download revokes the previous agent): no link a browser could prefetch.
   assert.equal(await page.locator('a[href$="/agent"]').count(), 0, 'no link to the agent endpoint');
   assert.equal(await page.getByRole('button', { name: 'Run now' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Queue a run for the agent' }).count(), 1);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the agent' }).click()]);
+  assert.match(download.suggestedFilename(), /^rampart-agent-[0-9a-f]{8}\.js$/);
+  const script = await readFile((await download.path())!, 'utf8');
+  assert.match(script, /^globalThis\.RAMPART_AGENT = \{"baseUrl":"http:\/\/127\.0\.0\.1:\d+","scanUuid":"[0-9a-f-]{36}","scanName":"Office network","credential":"ragt_/m);
+  assert.ok(script.endsWith('console.log("stub agent");\n'));
 
   // A file the importers cannot read: the error beside the file field.
   await page.getByLabel('Results file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just some words\n') });

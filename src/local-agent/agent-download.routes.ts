@@ -29,11 +29,7 @@ export const agentDownloadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const file = await downloadAgent(app.ctx, request.principal!.user.id, request.params.uuid);
-      return reply
-        .type('application/javascript; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${file.filename}"`)
-        .header('cache-control', 'no-store')
-        .send(file.body);
+      return reply.headers(file.headers).send(file.body);
     },
   );
 };

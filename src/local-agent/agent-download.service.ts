@@ -14,6 +14,8 @@ import { issueCredential } from './agent-credentials.service.js';
 
 export interface AgentFile {
   filename: string;
+  /** The response headers of the download (a script, an attachment, never cached). */
+  headers: Record<string, string>;
   body: Buffer;
   expiresAt: Date;
 }
@@ -75,5 +77,7 @@ export async function downloadAgent(deps: { db: Db; config: Config; clock: () =>
     credential: token,
     credentialExpiresAt: expiresAt.toISOString(),
   };
-  return { filename: `rampart-agent-${scan.uuid.slice(0, 8)}.js`, body: buildAgentFile(bundle, agentConfig), expiresAt };
+  const filename = `rampart-agent-${scan.uuid.slice(0, 8)}.js`;
+  const headers = { 'content-type': 'application/javascript; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' };
+  return { filename, headers, body: buildAgentFile(bundle, agentConfig), expiresAt };
 }

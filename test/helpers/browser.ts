@@ -18,6 +18,7 @@ import { startSession } from '../../src/accounts/sessions.service.js';
 import type { User } from '../../src/db/schema.js';
 import { cookieNames } from '../../src/web/web-context.js';
 import type { BackgroundOptions } from '../../src/runs/background.js';
+import type { Config } from '../../src/config.js';
 import { buildTestApp, startTestBackground, type TestApp } from './app.js';
 import { findFreeLoopbackPort } from '../../src/shared/free-port.js';
 
@@ -42,6 +43,8 @@ export async function startWebServer(
   t: TestContext,
   options: {
     env?: Record<string, string>;
+    /** Settings that are no environment variable (e.g. where the agent bundle is). */
+    config?: Partial<Config>;
     engines?: Partial<Record<ScanType, Engine>>;
     clock?: () => Date;
     /**
@@ -62,6 +65,7 @@ export async function startWebServer(
     env: { RAMPART_BASE_URL: url, RAMPART_ALLOW_TARGETS: '127.0.0.0/8', ...options.env },
     ...(options.engines ? { engines: options.engines } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.config ? { config: options.config } : {}),
   });
   await ctx.app.listen({ port, host: '127.0.0.1' });
   if (options.background) {

@@ -21,6 +21,8 @@ export interface ScanPageProps {
   runs: RunResource[];
   schedule: { upcoming: { at: string; local: string }[] };
   baseUrl: string;
+  /** Days a downloaded agent's credential lasts (RAMPART_AGENT_CREDENTIAL_DAYS). */
+  agentCredentialDays: number;
   /** Errors of a results upload that came back. */
   uploadErrors?: FieldErrors | undefined;
 }
@@ -34,12 +36,10 @@ export function ScanPage(props: ScanPageProps) {
         <a href="/scans">Scans</a> / <span aria-current="page">{scan.scan_name}</span>
       </nav>
       <PageHeader title={scan.scan_name} subtitle={`${scan.scan_type} scan · ${scan.scan_frequency}`}>
-        {!unmanaged && (
-          <form method="post" action={`/scans/${scan.uuid}/rerun`} class="inline">
-            <input type="hidden" name="_csrf" value={props.csrfToken} />
-            <button type="submit">Run now</button>
-          </form>
-        )}
+        <form method="post" action={`/scans/${scan.uuid}/rerun`} class="inline">
+          <input type="hidden" name="_csrf" value={props.csrfToken} />
+          <button type="submit">{unmanaged ? 'Queue a run for the agent' : 'Run now'}</button>
+        </form>
         <a class="button secondary" href={`/scans/${scan.uuid}/edit`}>
           Edit
         </a>
@@ -54,8 +54,8 @@ export function ScanPage(props: ScanPageProps) {
         </section>
         <section class="card" aria-labelledby="scan-schedule">
           <h2 id="scan-schedule">Schedule</h2>
-          {unmanaged ? (
-            <p>Unmanaged: this scan runs when results from your own network are uploaded.</p>
+          {unmanaged && props.schedule.upcoming.length === 0 ? (
+            <p>Unmanaged: this scan runs when your local agent takes its run, or when results from your own network are uploaded.</p>
           ) : props.schedule.upcoming.length === 0 ? (
             <p>No run is scheduled. Use “Run now” to run it again.</p>
           ) : (
@@ -69,7 +69,7 @@ export function ScanPage(props: ScanPageProps) {
           )}
         </section>
       </div>
-      {unmanaged && <ResultsUpload scan={scan} csrfToken={props.csrfToken} baseUrl={props.baseUrl} errors={props.uploadErrors} />}
+      {unmanaged && <ResultsUpload scan={scan} csrfToken={props.csrfToken} baseUrl={props.baseUrl} credentialDays={props.agentCredentialDays} errors={props.uploadErrors} />}
       <Runs scan={scan} runs={runs} />
     </Layout>
   );
@@ -85,7 +85,7 @@ function ScanDetails(props: { scan: ScanResource }) {
       <dt>Targets</dt>
       <dd class="mono">{scan.scan_target}</dd>
       <dt>Frequency</dt>
-      <dd>{scan.scan_frequency}</dd>
+      <dd>{scan.agent_frequency ? `Unmanaged, agent runs ${scan.agent_frequency}` : scan.scan_frequency}</dd>
       <dt>Start</dt>
       <dd>{[scan.scan_start_date, scan.scan_start_time].filter(Boolean).join(' ') || 'When created'}</dd>
       <dt>Time zone</dt>
@@ -125,7 +125,7 @@ export function Runs(props: { scan: ScanResource; runs: RunResource[] }) {
       <h2 id="runs-title">Runs</h2>
       {runs.length === 0 ? (
         <EmptyState title="No runs yet">
-          <p>{props.scan.scan_frequency === 'Unmanaged' ? 'Upload results above to record the first run.' : props.scan.next_run_at ? 'The first run starts at the scheduled time.' : 'Use “Run now” to start one.'}</p>
+          <p>{props.scan.scan_frequency === 'Unmanaged' ? 'Run the agent or upload results above to record the first run.' : props.scan.next_run_at ? 'The first run starts at the scheduled time.' : 'Use “Run now” to start one.'}</p>
         </EmptyState>
       ) : (
         <div class="table-wrap">

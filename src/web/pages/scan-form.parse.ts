@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, type FieldErrors } from '../../shared/errors.js';
 import { isEmail } from '../../shared/validation.js';
-import { SCAN_FREQUENCIES, SCAN_TYPES, type CreateScanBody, type UpdateScanBody } from '../../scans/scans.schema.js';
+import { AGENT_FREQUENCIES, SCAN_FREQUENCIES, SCAN_TYPES, type CreateScanBody, type UpdateScanBody } from '../../scans/scans.schema.js';
 import { startAsInputs } from '../../scans/scans.service.js';
 
 /** Every value of the form, as typed (checkboxes as booleans). */
@@ -16,6 +16,8 @@ export interface ScanFormValues {
   scan_type: string;
   scan_target: string;
   scan_frequency: string;
+  /** Unmanaged scans: when a run awaits the local agent. */
+  agent_frequency: string;
   scan_start_date: string;
   scan_start_time: string;
   scan_time_zone: string;
@@ -37,7 +39,7 @@ export interface ScanFormInput {
   fileError: string | undefined;
 }
 
-const TEXT_FIELDS = ['scan_name', 'scan_type', 'scan_target', 'scan_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'engine_options'] as const;
+const TEXT_FIELDS = ['scan_name', 'scan_type', 'scan_target', 'scan_frequency', 'agent_frequency', 'scan_start_date', 'scan_start_time', 'scan_time_zone', 'scan_email', 'engine_options'] as const;
 const BOOLEAN_FIELDS = ['zap_authenticated', 'remove_login_script', 'include_attack_narrative'] as const;
 
 /** Empty values, then the given ones: the blank form and the base of every parsed one. */
@@ -47,6 +49,7 @@ export function formValues(values: Partial<ScanFormValues> = {}): ScanFormValues
     scan_type: 'Rampart',
     scan_target: '',
     scan_frequency: 'One-time',
+    agent_frequency: 'One-time',
     scan_start_date: '',
     scan_start_time: '',
     scan_time_zone: 'UTC',
@@ -100,6 +103,9 @@ export function shapeErrors(values: ScanFormValues, mode: 'new' | 'edit'): Field
   else if (name.length > 255) add(errors, 'scan_name', 'The scan name field must not be greater than 255 characters.');
   if (mode === 'new' && !(SCAN_TYPES as readonly string[]).includes(values.scan_type)) add(errors, 'scan_type', `The selected scan type is invalid. Valid: ${SCAN_TYPES.join(', ')}.`);
   if (!(SCAN_FREQUENCIES as readonly string[]).includes(values.scan_frequency)) add(errors, 'scan_frequency', `The selected scan frequency is invalid. Valid: ${SCAN_FREQUENCIES.join(', ')}.`);
+  if (values.scan_frequency === 'Unmanaged' && !(AGENT_FREQUENCIES as readonly string[]).includes(values.agent_frequency)) {
+    add(errors, 'agent_frequency', `The selected agent frequency is invalid. Valid: ${AGENT_FREQUENCIES.join(', ')}.`);
+  }
   if (values.scan_start_date.length > 25) add(errors, 'scan_start_date', 'The scan start date field must not be greater than 25 characters.');
   if (values.scan_start_time.length > 10) add(errors, 'scan_start_time', 'The scan start time field must not be greater than 10 characters.');
   if (values.scan_time_zone.trim() === '') add(errors, 'scan_time_zone', 'The scan time zone field is required.');
@@ -130,6 +136,7 @@ export function toCreateBody(values: ScanFormValues, loginScript: string | undef
     scan_name: values.scan_name,
     scan_type: (SCAN_TYPES as readonly string[]).includes(values.scan_type) ? (values.scan_type as CreateScanBody['scan_type']) : 'Rampart',
     scan_frequency: (SCAN_FREQUENCIES as readonly string[]).includes(values.scan_frequency) ? (values.scan_frequency as CreateScanBody['scan_frequency']) : 'One-time',
+    ...(values.scan_frequency === 'Unmanaged' ? { agent_frequency: values.agent_frequency as NonNullable<CreateScanBody['agent_frequency']> } : {}),
     scan_start_date: values.scan_start_date.trim() || null,
     scan_start_time: values.scan_start_time.trim() || null,
     scan_time_zone: values.scan_time_zone.trim(),
@@ -148,6 +155,7 @@ export function valuesOfScan(scan: {
   scan_type: string;
   scan_target: string;
   scan_frequency: string;
+  agent_frequency: string | null;
   scan_start_date: string | null;
   scan_start_time: string | null;
   scan_time_zone: string;
@@ -161,6 +169,7 @@ export function valuesOfScan(scan: {
     scan_type: scan.scan_type,
     scan_target: scan.scan_target,
     scan_frequency: scan.scan_frequency,
+    agent_frequency: scan.agent_frequency ?? 'One-time',
     // As the date and time inputs show them (a scan made through the API may say "Dec 1, 2026", "9:30 PM").
     scan_start_date: startAsInputs(scan.scan_start_date, scan.scan_start_time).date,
     scan_start_time: startAsInputs(scan.scan_start_date, scan.scan_start_time).time,
@@ -188,6 +197,9 @@ export function toUpdateBody(values: ScanFormValues, stored: ScanFormValues, log
     body.scan_start_date = values.scan_start_date.trim() || null;
     body.scan_start_time = values.scan_start_time.trim() || null;
     body.scan_time_zone = values.scan_time_zone.trim();
+  }
+  if (stored.scan_frequency === 'Unmanaged' && values.agent_frequency !== stored.agent_frequency) {
+    body.agent_frequency = values.agent_frequency as NonNullable<UpdateScanBody['agent_frequency']>;
   }
   if (values.remove_login_script) body.remove_login_script = true;
   else {

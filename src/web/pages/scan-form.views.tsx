@@ -7,9 +7,9 @@
  */
 import type { User } from '../../db/schema.js';
 import type { FieldErrors } from '../../shared/errors.js';
-import { SCAN_FREQUENCIES, SCAN_TYPES } from '../../scans/scans.schema.js';
+import { AGENT_FREQUENCIES, SCAN_FREQUENCIES, SCAN_TYPES } from '../../scans/scans.schema.js';
 import type { SchedulePreview } from '../../scans/scans.service.js';
-import { Checkbox, ErrorSummary, Field, PageHeader, TextArea } from '../components.js';
+import { Checkbox, ErrorSummary, Field, PageHeader, Select, TextArea } from '../components.js';
 import type { Flash } from '../flash.js';
 import { Layout } from '../layout.js';
 import type { ScanFormValues } from './scan-form.parse.js';
@@ -168,14 +168,14 @@ function ScheduleFields(props: ScanFormProps) {
         <select id="f-scan_frequency" name="scan_frequency" aria-invalid={frequencyError ? 'true' : undefined} aria-describedby={`f-scan_frequency-hint${frequencyError ? ' f-scan_frequency-error' : ''}`}>
           {frequencies.map((f) => (
             <option value={f} selected={values.scan_frequency === f} disabled={f === 'Unmanaged' && Boolean(props.limits.unmanaged)}>
-              {f === 'Unmanaged' ? 'Unmanaged (internal network, your own scanner)' : f}
+              {f === 'Unmanaged' ? 'Unmanaged (internal network, your local agent)' : f}
             </option>
           ))}
         </select>
         <p class="hint" id="f-scan_frequency-hint">
           {props.mode === 'edit'
             ? 'A scan cannot change between Unmanaged and a schedule.'
-            : (props.limits.unmanaged ?? 'Unmanaged: an OpenVas scan whose results you upload from your own network.')}
+            : (props.limits.unmanaged ?? 'Unmanaged: an OpenVas scan run by your local agent inside your network (or whose results you upload).')}
         </p>
         {frequencyError && (
           <p class="field-error" id="f-scan_frequency-error">
@@ -183,6 +183,16 @@ function ScheduleFields(props: ScanFormProps) {
           </p>
         )}
       </div>
+      {(props.mode === 'new' || unmanagedStored) && (
+        <Select
+          name="agent_frequency"
+          label="Agent runs (Unmanaged scans)"
+          options={AGENT_FREQUENCIES.map((f) => [f, f] as const)}
+          value={values.agent_frequency}
+          errors={errors}
+          hint="When a run awaits your local agent: One-time, or at each occurrence of the start below (run the agent with --daemon). A run no agent took before the next is due is marked missed."
+        />
+      )}
       <div class="row">
         <Field name="scan_start_date" label="Start date" type="date" value={values.scan_start_date} errors={errors} hint="Empty: today." />
         <Field name="scan_start_time" label="Start time" type="time" value={values.scan_start_time} errors={errors} hint="Empty (with no date): now." />

@@ -1,5 +1,5 @@
 /**
- * The scan pages: list, scan page, rerun, delete, report downloads and results uploads (this
+ * The scan pages: list, scan page, rerun, delete, report downloads, results uploads and the agent download (this
  * file), and the new and edit forms (scan-form.routes.ts). They call the services the API's scan,
  * report and import routes call; another account's scan is the services' 404. Multipart bodies
  * (the login script, results files) are parsed in this plugin's scope only; their CSRF token
@@ -11,6 +11,7 @@ import * as scans from '../../scans/scans.service.js';
 import * as reports from '../../reports/reports.service.js';
 import { importResults } from '../../imports/imports.service.js';
 import { boundedFileStream } from '../../imports/upload-spool.js';
+import { downloadAgent } from '../../local-agent/agent-download.service.js';
 import { AppError, fieldError, type FieldErrors } from '../../shared/errors.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../shared/report-formats.js';
 import { requireViewer, viewerOf } from '../web.plugin.js';
@@ -103,6 +104,19 @@ export async function scanPages(app: FastifyInstance): Promise<void> {
     }
   });
 
+  // The API's download as a form post (it revokes the previous agent: never a GET a browser may prefetch).
+  app.post<UuidRoute>('/scans/:uuid/agent', { preHandler: requireViewer }, async (request, reply) => {
+    const viewer = viewerOf(request);
+    try {
+      const file = await downloadAgent(app.ctx, viewer.user.id, request.params.uuid);
+      return reply.headers(file.headers).send(file.body);
+    } catch (error) {
+      if (!(error instanceof AppError) || !['validation_failed', 'service_unavailable'].includes(error.code)) throw error;
+      const text = error.errors ? Object.values(error.errors).flat().join(' ') : error.message;
+      return redirectWithFlash(request, reply, `/scans/${encodeURIComponent(request.params.uuid)}`, { kind: 'error', text });
+    }
+  });
+
   await app.register(scanFormRoutes);
 }
 
@@ -112,7 +126,7 @@ async function renderScanPage(app: FastifyInstance, request: UuidRequest, reply:
   const scan = await scans.showScan(app.ctx.db, viewer.user.id, request.params.uuid);
   const { runs } = await scans.scanRuns(app.ctx.db, viewer.user.id, scan.uuid);
   const schedule = await scans.previewSchedule(app.ctx.scans, viewer.user.id, scan.uuid);
-  const page = ScanPage({ user: viewer.user, csrfToken: request.web.csrfToken, flash: takeFlash(request, reply), scan, runs, schedule, baseUrl: app.ctx.config.baseUrl.replace(/\/$/, ''), uploadErrors });
+  const page = ScanPage({ user: viewer.user, csrfToken: request.web.csrfToken, flash: takeFlash(request, reply), scan, runs, schedule, baseUrl: app.ctx.config.baseUrl.replace(/\/$/, ''), agentCredentialDays: app.ctx.config.localAgent.credentialDays, uploadErrors });
   return sendPage(reply, page, uploadErrors ? 422 : 200);
 }
 
