@@ -57,6 +57,29 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/engines/', '^src/shared/'] },
     },
     {
+      name: 'agent-imports-only-engines-and-shared',
+      comment:
+        'The local agent (src/agent/, bundled into the file users run inside their network) imports ' +
+        'engines and src/shared/ only: no store, no HTTP module, nothing of the service.',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { path: '^src/', pathNot: ['^src/agent/', '^src/engines/', '^src/shared/'] },
+    },
+    {
+      name: 'agent-no-server-package',
+      comment: 'The agent bundle stays small and server-free: no HTTP framework, no database package, no pino.',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { path: [HTTP_PACKAGES, SQL_PACKAGES, '^node_modules/pino'] },
+    },
+    {
+      name: 'nothing-imports-agent',
+      comment: 'Nothing of the service imports the agent: the service only serves its built bundle (dist/agent/agent.cjs).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/agent/' },
+      to: { path: '^src/agent/' },
+    },
+    {
       name: 'engine-no-http-or-sql-package',
       comment: 'Engines use no HTTP framework and no database package, not even for types.',
       severity: 'error',

@@ -100,6 +100,12 @@ module.exports = { ...base, options: { ...base.options, preserveSymlinks: true }
   // Allowed, and must stay unreported: type-only kysely in a service, SQL in a module's own queries.
   'src/gamma/gamma.service.ts': "import type { Kysely } from 'kysely';\nimport { count } from './gamma.queries.js';\nexport type Db = Kysely<object>;\nexport const total = count;",
   'src/gamma/gamma.queries.ts': "import { sql } from 'kysely';\nexport const count = sql`select 1`;",
+  // agent-imports-only-engines-and-shared (the store), agent-no-server-package (fastify); an engine and shared/ are allowed
+  'src/agent/main.ts':
+    "import type { FastifyInstance } from 'fastify';\nimport { db } from '../db/database.js';\nimport { errors } from '../shared/errors.js';\n" +
+    "import { beta } from '../engines/beta/beta.engine.js';\nexport const agent = [db, errors, beta];\nexport type App = FastifyInstance;",
+  // nothing-imports-agent
+  'src/gamma/three.ts': "import { agent } from '../agent/main.js';\nexport const three = agent;",
 };
 
 test('every module rule catches the violation it names, and only that', async () => {
@@ -119,6 +125,8 @@ test('every module rule catches the violation it names, and only that', async ()
     // ...exactly on the lines planted for it: nothing allowed (type-only kysely in a service, SQL in
     // a module's own queries, an engine importing src/shared/) was reported.
     assert.deepEqual(found, [
+      'agent-imports-only-engines-and-shared: src/agent/main.ts -> src/db/database.ts',
+      'agent-no-server-package: src/agent/main.ts -> node_modules/fastify/fastify.js',
       'engine-contract-imports-only-shared: src/engines/engine.ts -> src/db/database.ts',
       'engine-imports-only-engine-contract: src/engines/alpha/alpha.engine.ts -> src/engines/beta/beta.engine.ts',
       'engine-imports-only-engine-contract: src/engines/importers/zap.ts -> src/engines/alpha/alpha.engine.ts',
@@ -130,6 +138,7 @@ test('every module rule catches the violation it names, and only that', async ()
       'no-circular: src/gamma/one.ts -> src/gamma/two.ts (cycle src/gamma/two.ts -> src/gamma/one.ts)',
       'not-to-dev-dependency: src/alpha/alpha.service.ts -> node_modules/typescript/lib/typescript.js',
       'not-to-unresolvable: src/alpha/alpha.service.ts -> ./gone.js',
+      'nothing-imports-agent: src/gamma/three.ts -> src/agent/main.ts',
       'queries-not-from-root: src/app.ts -> src/beta/beta.queries.ts',
       'queries-only-from-own-module: src/alpha/alpha.service.ts -> src/beta/beta.queries.ts',
       'service-no-http: src/alpha/alpha.service.ts -> node_modules/fastify/fastify.js',

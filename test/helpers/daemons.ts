@@ -59,8 +59,8 @@ export async function tempDir(t: TestContext, prefix: string): Promise<string> {
   return dir;
 }
 
-/** Spawns `command`, waits until `port` accepts a connection, and stops it after the test. */
-export async function spawnDaemon(t: TestContext, command: string, args: string[], port: number, env?: NodeJS.ProcessEnv): Promise<Daemon> {
+/** Spawns `command`, waits until `port` of `host` (default loopback) accepts a connection, and stops it after the test. */
+export async function spawnDaemon(t: TestContext, command: string, args: string[], port: number, env?: NodeJS.ProcessEnv, host = '127.0.0.1'): Promise<Daemon> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let output = '';
   const keep = (chunk: Buffer): void => {
@@ -77,7 +77,7 @@ export async function spawnDaemon(t: TestContext, command: string, args: string[
   };
   t.after(stop);
   try {
-    await waitForPort(port, child, () => output);
+    await waitForPort(host, port, child, () => output);
   } catch (error) {
     await stop();
     throw error;
@@ -86,14 +86,14 @@ export async function spawnDaemon(t: TestContext, command: string, args: string[
 }
 
 /** Retries a connect until one succeeds, the child exits (with its output in the error) or time runs out. */
-async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
+async function waitForPort(host: string, port: number, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`${child.spawnfile} exited (${child.exitCode ?? child.signalCode}) before listening: ${output()}`);
     }
     const connected = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ host: '127.0.0.1', port });
+      const socket = net.connect({ host, port });
       socket.once('connect', () => {
         socket.destroy();
         resolve(true);
