@@ -1,7 +1,8 @@
 /**
  * The agent program (`node agent.js`, the bundle) against a scripted service on loopback: TLS
  * trust and --ca, what a 401/404 prints and exits with, retries of a 5xx and never of a 4xx, and
- * the run protocol as the agent speaks it (take, heartbeat, chunks, complete naming missing chunks).
+ * the run protocol as the agent speaks it (take, heartbeat, chunks, complete naming missing chunks),
+ * plain HTTP refused off loopback, and OpenVAS through a local gvmd (the fake of fake-gvmd.ts).
  * The real service and a network namespace are in local-agent-e2e.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import { test, type TestContext } from 'node:test';
 import { VERSION } from '../src/shared/version.js';
 import { AGENT_BUNDLE, agentFileText, startAgent, writeAgentFile } from './helpers/agent-process.js';
 import { tempDir } from './helpers/daemons.js';
+import { GVMD_PASSWORD, GVMD_USER, startFakeGvmd } from './helpers/fake-gvmd.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
 
 const UUID = '6f1c1a52-93a4-4c7e-9d0b-3f7c2b9a1e55';
@@ -167,14 +169,59 @@ test('the agent retries a 5xx, takes the waiting run, scans only its target, and
   assert.equal(complete[1]!.body.chunks, service.seen.filter((s) => s.path.includes('/chunks/')).length - 1);
 });
 
-test('flags: --gvmd-socket is refused by this build, an unknown flag shows the usage; both exit 2', async (t) => {
+test('flags: --gvmd-socket without an account, an unknown flag, plain HTTP off loopback are refused with exit 2 before anything is sent', async (t) => {
   const service = await startService(t, () => ({ status: 200, body: idleCheckIn }));
   const file = await agentFile(t, service.baseUrl);
   const gvmd = startAgent(t, file, ['--gvmd-socket', '/run/gvmd/gvmd.sock']);
   assert.equal(await gvmd.exited, 2);
-  assert.match(gvmd.output(), /not in this build/);
+  assert.match(gvmd.output(), /--gvmd-socket needs gvmd's account: --gvmd-username and --gvmd-password, or RAMPART_GVMD_USERNAME/);
   const unknown = startAgent(t, file, ['--fast']);
   assert.equal(await unknown.exited, 2);
   assert.match(unknown.output(), /Unknown option '--fast'[\s\S]*Usage: node agent\.js/);
   assert.equal(service.seen.length, 0);
+
+  // 192.0.2.1 (TEST-NET-1) is never contacted: the refusal comes first.
+  const clear = await agentFile(t, 'http://192.0.2.1:8080');
+  const refused = startAgent(t, clear);
+  assert.equal(await refused.exited, 2);
+  assert.match(refused.output(), /the service must be reached over HTTPS; plain HTTP only on loopback \(http:\/\/192\.0\.2\.1:8080\)/);
+});
+
+test('--gvmd-socket: the agent runs the run through the local gvmd on exactly its targets and uploads its report', async (t) => {
+  const gvmd = await startFakeGvmd(t, { version: '22.7', reportAddress: '127.0.0.1', states: [{ status: 'Running', progress: 50 }, { status: 'Done', progress: -1 }] });
+  const service = await startService(t, (seen) => {
+    if (seen.path === `${PREFIX}/check-in`) return { status: 200, body: { ...idleCheckIn, run: { run_index: 1, held_by_you: false } } };
+    if (seen.path === `${PREFIX}/runs/1/take`) {
+      return {
+        status: 200,
+        body: {
+          run_index: 1, lease: 'lease-g', lease_seconds: 30, lease_expires_at: '2099-01-01T00:00:00.000Z', vulndb_synced_at: null,
+          job: { targets: [{ kind: 'ip', value: '127.0.0.1' }], options: {}, ports: [], limits: { connectTimeoutMs: 2000, readTimeoutMs: 2000, maxConcurrency: 8, ratePerSecond: 0 } },
+        },
+      };
+    }
+    if (seen.path.startsWith(`${PREFIX}/runs/1/chunks/`)) return { status: 200, body: { seq: Number(seen.path.split('/').pop()) } };
+    if (seen.path === `${PREFIX}/runs/1/heartbeat`) return { status: 200, body: { lease_expires_at: '2099-01-01T00:00:00.000Z', cancel: false } };
+    if (seen.path === `${PREFIX}/runs/1/complete`) return { status: 200, body: { run_index: 1, findings: 4 } };
+    return { status: 404, body: { message: 'Not found.' } };
+  });
+  const file = await agentFile(t, service.baseUrl);
+  const agent = startAgent(t, file, ['--gvmd-socket', gvmd.socket!, '--gvmd-username', GVMD_USER, '--gvmd-password', GVMD_PASSWORD]);
+  assert.equal(await agent.exited, 0, agent.output());
+  assert.match(agent.output(), /engine: openvas 22\.7 via gvmd /);
+
+  assert.equal(service.seen[0]!.body.gvmd, true);
+  assert.deepEqual(gvmd.violations, []);
+  assert.deepEqual(gvmd.created.targets.map((target) => target.hosts), ['127.0.0.1']);
+  const names = gvmd.commands.map((command) => command.name);
+  for (const name of ['authenticate', 'create_target', 'create_task', 'start_task', 'get_reports', 'delete_task', 'delete_target']) assert.ok(names.includes(name), `${name} in ${names.join(',')}`);
+  assert.deepEqual(gvmd.deleted.targets, gvmd.created.targets.map((target) => target.id));
+
+  const events = service.seen.filter((s) => s.path.includes('/chunks/')).flatMap((s) => s.body.events as { type: string; finding?: { ruleId: string; hostIp: string } }[]);
+  const findings = events.filter((e) => e.type === 'finding').map((e) => e.finding!);
+  assert.ok(findings.length > 0, JSON.stringify(events));
+  assert.ok(findings.every((f) => f.ruleId.startsWith('openvas:') && f.hostIp === '127.0.0.1'), JSON.stringify(findings));
+  const complete = service.seen.find((s) => s.path.endsWith('/complete'))!;
+  assert.equal(complete.body.outcome, 'succeeded');
+  assert.deepEqual(complete.body.engine, { name: 'openvas', version: '22.7', detail: `via local gvmd ${gvmd.socket} by rampart agent ${VERSION} on ${hostname()}` });
 });

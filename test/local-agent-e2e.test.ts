@@ -42,6 +42,9 @@ interface FindingView {
   port: number | null;
 }
 
+/** serve listens on plain HTTP on the namespace's host address, not loopback: the agent needs the lab flag. */
+const LAB_HTTP = ['--insecure-http'];
+
 test(`the local agent, downloaded through the API, scans a namespace's private range and uploads to the service (${STORE_KIND})`, { timeout: 600_000 }, async (t) => {
   const missing = await netnsUnavailable();
   if (missing) return t.skip(missing);
@@ -86,8 +89,14 @@ test(`the local agent, downloaded through the API, scans a namespace's private r
   const { uuid } = await newScan('Lab range', `${ns.prefix}.8/30`);
   const agentFile = await download(uuid);
 
+  // serve has no TLS here: plain HTTP off loopback is refused unless the lab flag says otherwise.
+  const clear = startAgent(t, agentFile, [], ns.exec);
+  assert.equal(await clear.exited, 2, clear.output());
+  assert.match(clear.output(), /the service must be reached over HTTPS; plain HTTP only on loopback/);
+
   // The first agent is killed once it has uploaded its first chunk: the run is half-uploaded.
-  const first = startAgent(t, agentFile, [], ns.exec);
+  const first = startAgent(t, agentFile, LAB_HTTP, ns.exec);
+  await first.waitForLine(/warning: --insecure-http: the credential travels in clear/);
   const took = await first.waitForLine(/took run #(\d+)/);
   const runIndex = Number(/took run #(\d+)/.exec(took)![1]);
   await first.waitForLine(/ chunk 0 uploaded/);
@@ -96,7 +105,7 @@ test(`the local agent, downloaded through the API, scans a namespace's private r
   assert.equal((await runs(uuid)).find((r) => r.run_index === runIndex)?.status, 'current', 'the killed attempt did not complete the run');
 
   // Started again on the same machine, it is the same agent: it retakes its run at once and finishes it.
-  const second = startAgent(t, agentFile, [], ns.exec);
+  const second = startAgent(t, agentFile, LAB_HTTP, ns.exec);
   assert.equal(await second.exited, 0, second.output());
   assert.match(second.output(), new RegExp(`took run #${runIndex}\\b`));
   assert.match(second.output(), new RegExp(`run #${runIndex} completed: \\d+ findings recorded`));
@@ -119,16 +128,16 @@ test(`the local agent, downloaded through the API, scans a namespace's private r
   assert.equal(run!.hosts_up, 1);
 
   // Nothing waits now: the agent says so and exits 0.
-  const idle = startAgent(t, agentFile, [], ns.exec);
+  const idle = startAgent(t, agentFile, LAB_HTTP, ns.exec);
   assert.equal(await idle.exited, 0, idle.output());
   assert.match(idle.output(), /no run is waiting for an agent \(next scheduled: none/);
 
   // A new download revokes the earlier file's credential.
   const renewed = await download(uuid);
-  const revoked = startAgent(t, agentFile, [], ns.exec);
+  const revoked = startAgent(t, agentFile, LAB_HTTP, ns.exec);
   assert.equal(await revoked.exited, 2, revoked.output());
   assert.match(revoked.output(), /the service refused this agent's credential: .*download/i);
-  const current = startAgent(t, renewed, [], ns.exec);
+  const current = startAgent(t, renewed, LAB_HTTP, ns.exec);
   assert.equal(await current.exited, 0, current.output());
 
   // The credential names one scan: another scan's uuid with it is refused, as is any other endpoint.
@@ -143,7 +152,7 @@ test(`the local agent, downloaded through the API, scans a namespace's private r
   assert.equal(foreignChunk.status, 404);
   assert.equal((await fetch(`${base}/api/scans`, { headers: asAgent })).status, 401);
   const misdirected = await writeAgentFile(await tempDir(t, 'agent-file'), readFileSync(renewed, 'utf8').replace(`"scanUuid":"${uuid}"`, `"scanUuid":"${other.uuid}"`));
-  const refused = startAgent(t, misdirected, [], ns.exec);
+  const refused = startAgent(t, misdirected, LAB_HTTP, ns.exec);
   assert.equal(await refused.exited, 2, refused.output());
   assert.match(refused.output(), /the scan no longer exists/);
   assert.equal((await runs(other.uuid)).every((r) => r.status !== 'completed'), true);

@@ -9,17 +9,19 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { AGENT_CONFIG_GLOBAL, AGENT_PATHS, type AgentConfig, type AgentSelf, type CheckInResponse } from '../shared/agent-protocol.js';
 import { agentIdentity, runAttempt, type AgentScanner, type AttemptDeps } from './attempt.js';
-import { backoffMs, createAgentClient, pause, ServiceError, UnreachableError, UntrustedTlsError } from './http-client.js';
+import { createGvmdScanner, type GvmdFlags } from './gvmd-scanner.js';
+import { backoffMs, createAgentClient, isPlainHttpOffLoopback, pause, PLAIN_HTTP_REFUSED, ServiceError, UnreachableError, UntrustedTlsError } from './http-client.js';
 import { createAgentLog, type AgentLog } from './agent-log.js';
 import { createRampartScanner } from './rampart-scanner.js';
 
-export const HELP = `Usage: node agent.js [--daemon] [--ca FILE] [--gvmd-socket PATH --gvmd-username NAME --gvmd-password SECRET]
+export const HELP = `Usage: node agent.js [--daemon] [--ca FILE] [--insecure-http] [--gvmd-socket PATH --gvmd-username NAME --gvmd-password SECRET]
 
 Runs the scan this file was downloaded for, from this machine, and uploads the results.
 
   (no flag)          run the waiting run once, if there is one, then exit
   --daemon           keep running: check in every few minutes and run each run that comes (scheduled scans)
   --ca FILE          also trust this CA (PEM) for the service's TLS certificate
+  --insecure-http    allow a plain http:// service that is not on loopback (lab use only: the credential travels in clear)
   --gvmd-socket PATH run OpenVAS through the local gvmd at this Unix socket instead of Rampart's scanner
   --gvmd-username, --gvmd-password   gvmd's account (or RAMPART_GVMD_USERNAME / RAMPART_GVMD_PASSWORD)
   --help             this text
@@ -48,6 +50,7 @@ export async function runAgentCli(environment: AgentEnvironment): Promise<number
         daemon: { type: 'boolean', default: false },
         once: { type: 'boolean', default: false },
         ca: { type: 'string' },
+        'insecure-http': { type: 'boolean', default: false },
         'gvmd-socket': { type: 'string' },
         'gvmd-username': { type: 'string' },
         'gvmd-password': { type: 'string' },
@@ -64,7 +67,13 @@ export async function runAgentCli(environment: AgentEnvironment): Promise<number
   const config = environment.config;
   if (!config) return refuse(log, "this file carries no scan: download the agent from the scan's page (or GET /api/scans/{uuid}/agent) and run that file");
   if (flags.daemon && flags.once) return refuse(log, '--daemon and --once exclude each other');
-  if (flags['gvmd-socket'] !== undefined) return refuse(log, '--gvmd-socket: OpenVAS through a local gvmd is not in this build of the agent');
+  const baseUrl = new URL(config.baseUrl);
+  if (isPlainHttpOffLoopback(baseUrl)) {
+    if (!flags['insecure-http']) return refuse(log, `${PLAIN_HTTP_REFUSED} (${baseUrl.origin}); --insecure-http allows it in a lab, the credential then travels in clear`);
+    log.warn(`--insecure-http: the credential travels in clear to ${baseUrl.origin}; use this in a lab only`);
+  }
+  const gvmd = gvmdFlags(flags);
+  if (typeof gvmd === 'string') return refuse(log, gvmd);
   let extraCa: string | undefined;
   if (flags.ca !== undefined) {
     try {
@@ -75,30 +84,45 @@ export async function runAgentCli(environment: AgentEnvironment): Promise<number
     if (!extraCa.includes('-----BEGIN CERTIFICATE-----')) return refuse(log, `--ca ${flags.ca}: no PEM certificate in the file`);
   }
 
-  const scanner: AgentScanner = createRampartScanner(agentIdentity(environment.version));
+  const scanner: AgentScanner = gvmd ? createGvmdScanner(gvmd, environment.version) : createRampartScanner(agentIdentity(environment.version));
   const deps: AttemptDeps = {
     client: createAgentClient({
       agentUrl: `${config.baseUrl.replace(/\/+$/, '')}/api/scans/${encodeURIComponent(config.scanUuid)}/agent`,
       credential: config.credential,
       signal: environment.signal,
+      insecureHttp: flags['insecure-http'],
       ...(extraCa ? { extraCa } : {}),
     }),
     self: {
       agent_id: agentIdOf(config.credential),
       version: environment.version,
       hostname: hostname().slice(0, 255),
-      gvmd: false,
+      gvmd: gvmd !== undefined,
     },
     scanner,
     log,
     signal: environment.signal,
   };
-  log.info(`rampart agent ${environment.version} on ${deps.self.hostname}: scan "${config.scanName}" (${config.scanUuid}) at ${config.baseUrl}`);
+  log.info(`rampart agent ${environment.version} on ${deps.self.hostname}: scan "${config.scanName}" (${config.scanUuid}) at ${config.baseUrl}${gvmd ? `; OpenVAS through the local gvmd at ${gvmd.socket}` : ''}`);
   try {
     return flags.daemon ? await runDaemon(deps) : await runOnce(deps);
   } catch (error) {
     return reportFatal(log, error);
   }
+}
+
+/** The local gvmd's settings from the flags (credentials also from the environment), a refusal, or undefined without --gvmd-socket. */
+function gvmdFlags(flags: { 'gvmd-socket'?: string; 'gvmd-username'?: string; 'gvmd-password'?: string }): GvmdFlags | string | undefined {
+  const socket = flags['gvmd-socket'];
+  const username = flags['gvmd-username'] ?? process.env.RAMPART_GVMD_USERNAME;
+  const password = flags['gvmd-password'] ?? process.env.RAMPART_GVMD_PASSWORD;
+  if (socket === undefined) {
+    const stray = flags['gvmd-username'] !== undefined || flags['gvmd-password'] !== undefined;
+    return stray ? '--gvmd-username and --gvmd-password need --gvmd-socket PATH' : undefined;
+  }
+  if (socket === '') return '--gvmd-socket needs the path of gvmd\'s Unix socket (e.g. /run/gvmd/gvmd.sock)';
+  if (!username || !password) return "--gvmd-socket needs gvmd's account: --gvmd-username and --gvmd-password, or RAMPART_GVMD_USERNAME and RAMPART_GVMD_PASSWORD";
+  return { socket, username, password };
 }
 
 /** The AgentConfig the download put before the program, if this file is a download. */

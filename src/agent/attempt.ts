@@ -18,8 +18,8 @@ import type { AgentLog } from './agent-log.js';
 /** What runs the scan on this machine: Rampart's engine, or a local gvmd's OpenVAS. */
 export interface AgentScanner {
   create(guard: TargetGuard, take: TakeResponse): Engine;
-  /** The run's engine, as `complete` reports it. */
-  identity: EngineIdentity;
+  /** The run's engine, as `complete` reports it, given what the engine said it is (if it did). */
+  identity(engine: EngineIdentity | undefined): EngineIdentity;
 }
 
 export interface AttemptDeps {
@@ -67,10 +67,11 @@ export async function runAttempt(deps: AttemptDeps, runIndex: number): Promise<A
     const lost = stoppedOutcome(keeper.loss, deps.signal);
     if (lost) return lost;
     const chunks = await uploader.finish();
-    const body = { lease: take.lease, chunks, engine: deps.scanner.identity, ...scan };
-    const result = await completeRun(client, runIndex, body, uploader);
-    log.info(`run #${result.run_index} ${scan.outcome === 'succeeded' ? 'completed' : 'failed'}: ${result.findings} findings recorded${scan.complete ? '' : ' (incomplete: the scan may have missed something)'}`);
-    return { kind: 'completed', runIndex: result.run_index, findings: result.findings, succeeded: scan.outcome === 'succeeded' };
+    const { engine, ...result } = scan;
+    const body = { lease: take.lease, chunks, engine: deps.scanner.identity(engine), ...result };
+    const completed = await completeRun(client, runIndex, body, uploader);
+    log.info(`run #${completed.run_index} ${scan.outcome === 'succeeded' ? 'completed' : 'failed'}: ${completed.findings} findings recorded${scan.complete ? '' : ' (incomplete: the scan may have missed something)'}`);
+    return { kind: 'completed', runIndex: completed.run_index, findings: completed.findings, succeeded: scan.outcome === 'succeeded' };
   } catch (error) {
     if (error instanceof ServiceError && error.status === 409) return { kind: 'taken-over', message: error.message };
     const lost = stoppedOutcome(keeper.loss, deps.signal);
@@ -90,6 +91,8 @@ interface ScanResult {
   complete: boolean;
   error?: string;
   error_kind?: EngineError['kind'];
+  /** What the engine said it is, when it said so. */
+  engine?: EngineIdentity;
 }
 
 async function scanAndUpload(deps: AttemptDeps, take: TakeResponse, keeper: LeaseKeeper, uploader: ChunkUploader, signal: AbortSignal): Promise<ScanResult> {
@@ -105,11 +108,15 @@ async function scanAndUpload(deps: AttemptDeps, take: TakeResponse, keeper: Leas
     ...(take.vulndb_synced_at ? { vulnerabilities: remoteLookup(deps.client, take) } : {}),
   };
   let complete = true;
+  let engine: EngineIdentity | undefined;
   try {
     for await (const event of deps.scanner.create(guard, take).run(job)) {
       if (signal.aborted) break;
       if (event.type === 'progress') keeper.progress(event.percent, event.detail);
-      else if (event.type === 'engine') deps.log.info(`engine: ${[event.name, event.version, event.detail].filter(Boolean).join(' ')}`);
+      else if (event.type === 'engine') {
+        engine = { name: event.name, version: event.version, ...(event.detail ? { detail: event.detail } : {}) };
+        deps.log.info(`engine: ${[event.name, event.version, event.detail].filter(Boolean).join(' ')}`);
+      }
       else {
         if (event.type === 'incomplete') complete = false;
         if (event.type === 'finding') deps.log.info(`finding: ${event.finding.name} on ${event.finding.hostIp}${event.finding.port === null ? '' : `:${event.finding.port}`}`);
@@ -122,9 +129,9 @@ async function scanAndUpload(deps: AttemptDeps, take: TakeResponse, keeper: Leas
     const kind = error instanceof EngineError ? error.kind : 'internal';
     const message = error instanceof Error ? error.message : String(error);
     deps.log.warn(`the scan failed (${kind}): ${message}`);
-    return { outcome: 'failed', complete: false, error: message.slice(0, 2000), error_kind: kind };
+    return { outcome: 'failed', complete: false, error: message.slice(0, 2000), error_kind: kind, ...(engine ? { engine } : {}) };
   }
-  return { outcome: 'succeeded', complete };
+  return { outcome: 'succeeded', complete, ...(engine ? { engine } : {}) };
 }
 
 type UploadedEvent = Exclude<EngineEvent, { type: 'progress' } | { type: 'engine' }>;

@@ -3,6 +3,8 @@
  * the scan-scoped credential on every call, a timeout on every call, and bounded retries with
  * backoff for what may pass (connection errors, timeouts, 5xx) but never for a 4xx, which is the
  * service's answer. TLS is Node's default trust plus the CA of `--ca`; verification is never off.
+ * Plain HTTP carries the credential in clear: it is refused off loopback unless the user asked for
+ * it (`--insecure-http`, lab use only).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -55,6 +57,17 @@ export interface ClientOptions {
   attempts?: number;
   /** Stops retries and in-flight requests (SIGINT/SIGTERM). */
   signal?: AbortSignal;
+  /** Allow plain HTTP to a host other than loopback (`--insecure-http`). */
+  insecureHttp?: boolean;
+}
+
+export const PLAIN_HTTP_REFUSED = 'the service must be reached over HTTPS; plain HTTP only on loopback';
+
+/** Whether this URL would send the credential in clear over a network: plain HTTP to a host that is not loopback. */
+export function isPlainHttpOffLoopback(url: URL): boolean {
+  if (url.protocol !== 'http:') return false;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return !(host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1');
 }
 
 export interface AgentClient {
@@ -67,6 +80,7 @@ const MAX_BACKOFF_MS = 30_000;
 
 export function createAgentClient(options: ClientOptions): AgentClient {
   const url = new URL(options.agentUrl);
+  if (isPlainHttpOffLoopback(url) && !options.insecureHttp) throw new Error(PLAIN_HTTP_REFUSED);
   const secure = url.protocol === 'https:';
   // Node's roots stay trusted: `ca` replaces them, so they are passed along with the extra one.
   const agent = secure

@@ -10,7 +10,7 @@ import type { AgentScanner } from './attempt.js';
 
 export function createRampartScanner(identity: EngineIdentity): AgentScanner {
   return {
-    identity,
+    identity: () => identity,
     create: (guard, take) =>
       createRampartEngine({
         caps: take.job.limits,
