@@ -8,12 +8,20 @@ export async function replaceCredential(db: Db, scanId: number, tokenHash: strin
   await db.insertInto('agent_credentials').values({ scan_id: scanId, token_hash: tokenHash, created_at: now, expires_at: expiresAt }).execute();
 }
 
-/** The credential with this hash and the uuid of its scan; undefined when unknown (or its scan deleted). */
+/** The credential with this hash, the uuid of its scan and whether the scan's owner is disabled; undefined when unknown (or its scan deleted). */
 export function findCredential(db: Db, tokenHash: string) {
   return db
     .selectFrom('agent_credentials')
     .innerJoin('scans', 'scans.id', 'agent_credentials.scan_id')
-    .select(['agent_credentials.id', 'agent_credentials.scan_id', 'agent_credentials.expires_at', 'agent_credentials.revoked_at', 'scans.uuid as scan_uuid'])
+    .innerJoin('users', 'users.id', 'scans.user_id')
+    .select([
+      'agent_credentials.id',
+      'agent_credentials.scan_id',
+      'agent_credentials.expires_at',
+      'agent_credentials.revoked_at',
+      'scans.uuid as scan_uuid',
+      'users.disabled_at as owner_disabled_at',
+    ])
     .where('agent_credentials.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
