@@ -121,6 +121,13 @@ test(`the agent credential opens its own scan's agent routes and nothing else ($
   await ctx.store.db.updateTable('users').set({ disabled_at: null }).where('id', '=', owner.userId).execute();
   assert.equal((await agentCall(ctx, credential, uuid, 'POST', '/check-in', SELF)).statusCode, 200);
 
+  // Two downloads at once: one live credential, the other revoked (and the store refuses a second live one).
+  const [a, b] = await Promise.all([downloadAgent(ctx, owner, uuid), downloadAgent(ctx, owner, uuid)]);
+  assert.notEqual(a.credential, b.credential);
+  const live = await ctx.store.db.selectFrom('agent_credentials').select('scan_id').where('revoked_at', 'is', null).execute();
+  assert.equal(live.length, 1);
+  await assert.rejects(ctx.store.db.insertInto('agent_credentials').values({ scan_id: live[0]!.scan_id, token_hash: 'x', expires_at: new Date() }).execute());
+
   // Revoked by a new download; the new one works.
   const second = await downloadAgent(ctx, owner, uuid);
   const revoked = await agentCall(ctx, credential, uuid, 'POST', '/check-in', SELF);
