@@ -216,6 +216,21 @@ test(`unknown fields are not stored and the engine name is the agent's or OpenVA
   assert.equal((await runRow(ctx, uuid)).status, 'completed');
 });
 
+test(`an attempt's chunks are bounded in all by RAMPART_UPLOAD_MAX_BYTES (${STORE_KIND})`, async (t) => {
+  const ctx = await agentApp(t, { uploadMaxBytes: 5000 });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner);
+  const { credential } = await downloadAgent(ctx, owner, uuid);
+  const lease = (await agentCall(ctx, credential, uuid, 'POST', '/runs/0/take', SELF)).json().lease;
+  const event = wireFinding('10.20.0.7');
+  const big = [{ ...event, finding: { ...event.finding, evidence: 'A'.repeat(2500) } }];
+  assert.equal((await agentCall(ctx, credential, uuid, 'PUT', '/runs/0/chunks/0', { lease, events: big })).statusCode, 200);
+  const over = await agentCall(ctx, credential, uuid, 'PUT', '/runs/0/chunks/1', { lease, events: big });
+  assert.equal(over.statusCode, 413, over.body);
+  assert.match(over.json().message, /would exceed 5000 bytes in all \(RAMPART_UPLOAD_MAX_BYTES\)/);
+  assert.equal((await ctx.store.db.selectFrom('agent_chunks').select('seq').execute()).length, 1);
+});
+
 test(`workers never claim a run of an Unmanaged scan, whatever its progress (${STORE_KIND})`, async (t) => {
   const ctx = await agentApp(t);
   const owner = await signUp(ctx, { role: 'pro' });
