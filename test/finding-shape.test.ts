@@ -34,9 +34,10 @@ test('secrets a scanned service sent back are masked, their context kept', () =>
     'aws AKIAIOSFODNN7EXAMPLE here',
     '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7v\nabcdef\n-----END RSA PRIVATE KEY-----',
     'rampart rk_0123abcd_Zm9vYmFyYmF6 and whsec_c2VjcmV0c2VjcmV0',
+    'agent ragt_QWdlbnRDcmVkZW50aWFs-_x9 in a log line',
   ].join('\n');
   const masked = maskSecrets(evidence);
-  for (const secret of ['abcdefghijklmnop', 'dXNlcjpodW50ZXIy', 's3cr3tvalue', 'dark', '0123456789abcdef', JWT, 'hunter2', 'k-123456', 'AKIAIOSFODNN7EXAMPLE', 'MIIEpAIBAAKCAQEA7v', 'Zm9vYmFyYmF6', 'c2VjcmV0c2VjcmV0']) {
+  for (const secret of ['abcdefghijklmnop', 'dXNlcjpodW50ZXIy', 's3cr3tvalue', 'dark', '0123456789abcdef', JWT, 'hunter2', 'k-123456', 'AKIAIOSFODNN7EXAMPLE', 'MIIEpAIBAAKCAQEA7v', 'Zm9vYmFyYmF6', 'c2VjcmV0c2VjcmV0', 'QWdlbnRDcmVkZW50aWFs-_x9']) {
     assert.ok(!masked.includes(secret), `${secret} is masked:\n${masked}`);
   }
   // What a reader needs to understand the finding stays.

@@ -2,7 +2,7 @@
  * The local agent's download and credential through the public surface: the file and its headers,
  * 503 without a built bundle, 422 for a managed scan, 404 for another's scan; the credential only
  * on its own scan's agent routes (404 on another scan, 401 on every other endpoint, a JWT 401 on
- * the agent routes), expired (the app's clock) and revoked (a new download) with their messages,
+ * the agent routes), refused while its owner is disabled, expired (the app's clock) and revoked (a new download) with their messages,
  * and gone with its scan.
  */
 import assert from 'node:assert/strict';
@@ -112,6 +112,21 @@ test(`the agent credential opens its own scan's agent routes and nothing else ($
   assert.equal(expired.headers['www-authenticate'], CHALLENGE);
   assert.equal(expired.json().message, `This agent's credential expired on ${credentialExpiresAt}: download the agent again from the scan's page.`);
   now = new Date();
+
+  // The owner's account disabled: the agent stops with it, and works again once re-enabled.
+  await ctx.store.db.updateTable('users').set({ disabled_at: new Date() }).where('id', '=', owner.userId).execute();
+  const disabled = await agentCall(ctx, credential, uuid, 'POST', '/check-in', SELF);
+  assert.equal(disabled.statusCode, 401);
+  assert.deepEqual(disabled.json(), { message: "This agent's account is disabled." });
+  await ctx.store.db.updateTable('users').set({ disabled_at: null }).where('id', '=', owner.userId).execute();
+  assert.equal((await agentCall(ctx, credential, uuid, 'POST', '/check-in', SELF)).statusCode, 200);
+
+  // Two downloads at once: one live credential, the other revoked (and the store refuses a second live one).
+  const [a, b] = await Promise.all([downloadAgent(ctx, owner, uuid), downloadAgent(ctx, owner, uuid)]);
+  assert.notEqual(a.credential, b.credential);
+  const live = await ctx.store.db.selectFrom('agent_credentials').select('scan_id').where('revoked_at', 'is', null).execute();
+  assert.equal(live.length, 1);
+  await assert.rejects(ctx.store.db.insertInto('agent_credentials').values({ scan_id: live[0]!.scan_id, token_hash: 'x', expires_at: new Date() }).execute());
 
   // Revoked by a new download; the new one works.
   const second = await downloadAgent(ctx, owner, uuid);

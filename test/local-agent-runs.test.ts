@@ -194,6 +194,43 @@ test(`lookup answers the vulnerability database, empty when none is synced (${ST
   assert.equal((await agentCall(ctx, credential, uuid, 'POST', '/runs/0/lookup', { lease: 'other', cpe: 'cpe:2.3:a:x:y:1:*:*:*:*:*:*:*' })).statusCode, 409);
 });
 
+test(`unknown fields are not stored and the engine name is the agent's or OpenVAS (${STORE_KIND})`, async (t) => {
+  const ctx = await agentApp(t);
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner);
+  const { credential } = await downloadAgent(ctx, owner, uuid);
+  const call = (method: 'POST' | 'PUT', path: string, payload: unknown) => agentCall(ctx, credential, uuid, method, path, payload);
+  const lease = (await call('POST', '/runs/0/take', { ...SELF, junk: 'x' })).json().lease;
+  const event = wireFinding('10.20.0.7');
+  const sent = await call('PUT', '/runs/0/chunks/0', { lease, junk: 'x', events: [{ ...event, finding: { ...event.finding, junk: 'A'.repeat(1000) } }] });
+  assert.equal(sent.statusCode, 200, sent.body);
+  const stored = await ctx.store.db.selectFrom('agent_chunks').select('events').executeTakeFirstOrThrow();
+  assert.ok(!JSON.stringify(stored.events).includes('junk'), 'nothing unknown is stored');
+
+  const complete = { lease, chunks: 1, outcome: 'succeeded', complete: true };
+  const invented = await call('POST', '/runs/0/complete', { ...complete, engine: { name: 'nessus', version: '10' } });
+  assert.equal(invented.statusCode, 422, invented.body);
+  assert.ok(invented.json().errors, invented.body);
+  const openvas = await call('POST', '/runs/0/complete', { ...complete, engine: { name: 'openvas', version: '22.4.1', detail: 'gvmd on lab-7' } });
+  assert.equal(openvas.statusCode, 200, openvas.body);
+  assert.equal((await runRow(ctx, uuid)).status, 'completed');
+});
+
+test(`an attempt's chunks are bounded in all by RAMPART_UPLOAD_MAX_BYTES (${STORE_KIND})`, async (t) => {
+  const ctx = await agentApp(t, { uploadMaxBytes: 5000 });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner);
+  const { credential } = await downloadAgent(ctx, owner, uuid);
+  const lease = (await agentCall(ctx, credential, uuid, 'POST', '/runs/0/take', SELF)).json().lease;
+  const event = wireFinding('10.20.0.7');
+  const big = [{ ...event, finding: { ...event.finding, evidence: 'A'.repeat(2500) } }];
+  assert.equal((await agentCall(ctx, credential, uuid, 'PUT', '/runs/0/chunks/0', { lease, events: big })).statusCode, 200);
+  const over = await agentCall(ctx, credential, uuid, 'PUT', '/runs/0/chunks/1', { lease, events: big });
+  assert.equal(over.statusCode, 413, over.body);
+  assert.match(over.json().message, /would exceed 5000 bytes in all \(RAMPART_UPLOAD_MAX_BYTES\)/);
+  assert.equal((await ctx.store.db.selectFrom('agent_chunks').select('seq').execute()).length, 1);
+});
+
 test(`workers never claim a run of an Unmanaged scan, whatever its progress (${STORE_KIND})`, async (t) => {
   const ctx = await agentApp(t);
   const owner = await signUp(ctx, { role: 'pro' });

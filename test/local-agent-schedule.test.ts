@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sql } from 'kysely';
 import pino from 'pino';
+import { reapExpiredLeases } from '../src/runs/lease-reaper.js';
 import { fireDueScans } from '../src/runs/scheduler.js';
 import { signUp, STORE_KIND, type TestApp } from './helpers/app.js';
-import { agentApp, agentCall, downloadAgent, SELF, unmanagedScan } from './helpers/local-agent.js';
+import { agentApp, agentCall, downloadAgent, SELF, unmanagedScan, wireFinding } from './helpers/local-agent.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -59,6 +61,30 @@ test(`a Daily Unmanaged scan: runs await the agent, an untaken one is missed (${
   assert.equal(runs.length, 2);
   assert.equal(runs[1].scan_progress, 'Running 0%');
   assert.equal((await show(ctx, owner.auth, uuid)).next_run_at, '2026-03-05T08:00:00.000Z');
+});
+
+test(`an attempt whose lease expired, then missed: its late complete is a 409 and its chunks are gone (${STORE_KIND})`, async (t) => {
+  const ctx = await agentApp(t, { clock: () => new Date('2026-03-01T12:00:00Z') });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner, { agent_frequency: 'Daily', scan_start_date: '2026-03-02', scan_start_time: '9:00 AM', scan_time_zone: 'UTC' });
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-02T09:00:00Z'), silent), 1);
+  const { credential } = await downloadAgent(ctx, owner, uuid);
+  const call = (path: string, payload: unknown, method: 'POST' | 'PUT' = 'POST') => agentCall(ctx, credential, uuid, method, path, payload);
+  const lease = (await call('/runs/0/take', SELF)).json().lease;
+  assert.equal((await call('/runs/0/chunks/0', { lease, events: [wireFinding('10.20.0.7')] }, 'PUT')).statusCode, 200);
+
+  // The agent goes quiet: the reaper gives the run back, then the next period ends it missed.
+  await ctx.store.db.updateTable('runs').set({ lease_expires_at: sql`now() - interval '1 second'` }).where('status', '=', 'current').execute();
+  assert.equal((await reapExpiredLeases({ db: ctx.store.db, config: ctx.config, log: silent, queue: ctx.app.ctx.queue })).awaitingAgent, 1);
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-03T09:00:00Z'), silent), 1);
+  assert.equal((await runsOf(ctx, owner.auth, uuid))[0].scan_progress, 'Missed');
+  assert.equal((await ctx.store.db.selectFrom('agent_chunks').select('seq').execute()).length, 0, 'the missed run keeps no chunks');
+
+  // The old agent wakes up and completes: no false success.
+  const late = await call('/runs/0/complete', { lease, chunks: 1, outcome: 'succeeded', complete: true, engine: { name: 'rampart agent', version: '0.1.0', detail: 'on host lab-7' } });
+  assert.equal(late.statusCode, 409, late.body);
+  assert.match(late.json().message, /no longer holds the run/);
+  assert.equal((await runsOf(ctx, owner.auth, uuid))[0].scan_progress, 'Missed');
 });
 
 test(`agent_frequency: One-time by default, updated, refused on managed scans (${STORE_KIND})`, async (t) => {

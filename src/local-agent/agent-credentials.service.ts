@@ -30,13 +30,15 @@ export async function issueCredential(db: Db, scanId: number, now: Date, days: n
 
 /**
  * Checks an agent request's credential for the scan `uuid`: 401 when it is missing, malformed,
- * unknown (or its scan deleted), expired or revoked, each with its own message; 404 when it
+ * unknown (or its scan deleted), its scan's owner disabled, expired or revoked, each with its own message; 404 when it
  * belongs to another scan. Records its use.
  */
 export async function authenticateAgent(db: Db, token: string | undefined, uuid: string, now: Date): Promise<AgentPrincipal> {
   if (!token || !AGENT_TOKEN_PATTERN.test(token)) throw unauthenticated('Unauthenticated.', { reason: token ? 'not an agent credential' : 'no agent credential' });
   const found = await credentials.findCredential(db, sha256(token));
   if (!found) throw unauthenticated('Unauthenticated.', { reason: 'unknown agent credential' });
+  // As with API keys (src/auth/auth.service.ts): a disabled account's agents stop with it.
+  if (found.owner_disabled_at) throw unauthenticated("This agent's account is disabled.", { credential_id: found.id, reason: 'account disabled' });
   if (found.revoked_at) {
     throw unauthenticated('This agent was revoked because the agent was downloaded again for this scan: run the newest download.', { credential_id: found.id });
   }

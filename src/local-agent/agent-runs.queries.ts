@@ -101,6 +101,12 @@ export async function storeChunk(trx: Db, chunk: { runId: number; leaseHash: str
   return stored.digest;
 }
 
+/** The bytes of the events the run's chunks hold (as stored JSON text). */
+export async function storedChunkBytes(trx: Db, runId: number): Promise<number> {
+  const result = await sql<{ bytes: string | number | null }>`select sum(octet_length(events::text)) as bytes from agent_chunks where run_id = ${runId}`.execute(trx);
+  return Number(result.rows[0]?.bytes ?? 0);
+}
+
 /** The seqs below `count` that the run has no chunk for. */
 export async function missingChunks(db: Db, runId: number, count: number): Promise<number[]> {
   const rows = await db.selectFrom('agent_chunks').select('seq').where('run_id', '=', runId).where('seq', '<', count).execute();

@@ -106,12 +106,13 @@ export async function failExpiredRuns(db: Db, maxAttempts: number, errors: { out
 
 /**
  * Puts runs whose local agent stopped heart-beating back to awaiting an agent: the lease is
- * cleared (any agent may take the run) and the attempt's chunks stay until the next take. No
+ * cleared (any agent may take the run; the old attempt's lease hash too, so its late `complete`
+ * is a 409, never a replayed 200) and the attempt's chunks stay until the next take. No
  * attempts limit: an agent's machine may sleep or lose its network many times.
  */
 export async function returnExpiredAgentRuns(db: Db): Promise<Run[]> {
   const result = await sql<Run>`
-    update runs set lease_owner = null, lease_expires_at = null, progress = ${AWAITING_AGENT}
+    update runs set lease_owner = null, lease_expires_at = null, agent_lease_hash = null, progress = ${AWAITING_AGENT}
     where id in (
       select id from runs
       where status = 'current' and lease_owner like 'agent:%' and lease_expires_at < now()
@@ -123,18 +124,21 @@ export async function returnExpiredAgentRuns(db: Db): Promise<Run[]> {
 
 /**
  * Ends a run no local agent took before the next one was due: completed, failed, `Missed`.
- * Undefined when an agent took it meanwhile (it is then left to finish).
+ * Undefined when an agent took it meanwhile (it is then left to finish). No attempt finished it,
+ * so no lease hash stays (an old attempt's `complete` is a 409) and its chunks are deleted.
  */
 export async function endMissedRun(db: Db, runId: number, error: string): Promise<Run | undefined> {
-  return db
+  const missed = await db
     .updateTable('runs')
-    .set({ status: 'completed', outcome: 'failed', progress: 'Missed', error, error_kind: 'missed', completed_at: sql`now()`, lease_expires_at: null })
+    .set({ status: 'completed', outcome: 'failed', progress: 'Missed', error, error_kind: 'missed', completed_at: sql`now()`, lease_expires_at: null, agent_lease_hash: null })
     .where('id', '=', runId)
     .where('status', '=', 'current')
     .where('lease_owner', 'is', null)
     .where('progress', '=', AWAITING_AGENT)
     .returningAll()
     .executeTakeFirst();
+  if (missed) await db.deleteFrom('agent_chunks').where('run_id', '=', runId).execute();
+  return missed;
 }
 
 /** Extends the lease; false when the run is gone (scan deleted) or another worker owns it now. */

@@ -47,7 +47,7 @@ export const AgentSelfSchema = Type.Object({
   hostname: Type.String({ maxLength: 255 }),
   /** Whether the agent was started with a local gvmd (`--gvmd-socket`): it runs OpenVAS there. */
   gvmd: Type.Boolean(),
-});
+}, { additionalProperties: false });
 export type AgentSelf = Static<typeof AgentSelfSchema>;
 
 /** POST check-in: 200. `run` is the run waiting for an agent (or held by this agent_id), else null. */
@@ -97,7 +97,7 @@ export const HeartbeatBodySchema = Type.Object({
   lease: Type.String(),
   percent: Type.Integer({ minimum: 0, maximum: 100 }),
   detail: Type.Optional(Type.String({ maxLength: 500 })),
-});
+}, { additionalProperties: false });
 export const HeartbeatResponseSchema = Type.Object({ lease_expires_at: Type.String(), cancel: Type.Boolean() });
 
 /** One engine event on the wire (src/engines/engine.ts EngineEvent, minus `engine` and `progress`, which the heartbeat and complete carry). */
@@ -124,7 +124,7 @@ export const WireFindingSchema = Type.Object({
   qod: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   kev: Type.Optional(Type.Boolean()),
   epss: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
-});
+}, { additionalProperties: false });
 
 export const WireEventSchema = Type.Union([
   Type.Object({ type: Type.Literal('host'), hostname: Type.String({ minLength: 1, maxLength: 255 }), address: Type.String({ maxLength: 64 }), state: Type.Union([Type.Literal('up'), Type.Literal('down')]) }),
@@ -138,14 +138,20 @@ export type WireEvent = Static<typeof WireEventSchema>;
 export const ChunkBodySchema = Type.Object({
   lease: Type.String(),
   events: Type.Array(WireEventSchema, { maxItems: AGENT_CHUNK_MAX_EVENTS }),
-});
+}, { additionalProperties: false });
 
 /** POST lookup: the service's vulnerability database for one CPE name (the engine's VulnerabilityLookup.forCpe). */
 export const LookupBodySchema = Type.Object({
   lease: Type.String(),
   cpe: Type.String({ minLength: 5, maxLength: 500 }),
-  context: Type.Optional(Type.Object({ platforms: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 20 })), server: Type.Optional(Type.Boolean()) })),
-});
+  context: Type.Optional(Type.Object({ platforms: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 20 })), server: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+/**
+ * What may have run an attempt: the agent's own engine, or OpenVAS through a local gvmd (its
+ * version is gvmd's). The name is the run's engine as users see it, so the agent cannot invent one.
+ */
+export const AGENT_ENGINE_NAMES = ['rampart agent', 'openvas'] as const;
 
 /**
  * POST complete: the attempt's end. `chunks` is how many chunks it sent (0..chunks-1): a 409 lists
@@ -163,8 +169,11 @@ export const CompleteBodySchema = Type.Object({
   /** False when the engine said it may have missed something. */
   complete: Type.Boolean(),
   /** What really ran, e.g. `{ name: 'rampart agent', version: '0.1.0', detail: 'on host lab-7' }` or the local gvmd's identity. */
-  engine: Type.Object({ name: Type.String({ maxLength: 100 }), version: Type.String({ maxLength: 100 }), detail: Type.Optional(Type.String({ maxLength: 300 })) }),
-});
+  engine: Type.Object(
+    { name: Type.Union(AGENT_ENGINE_NAMES.map((n) => Type.Literal(n))), version: Type.String({ maxLength: 100 }), detail: Type.Optional(Type.String({ maxLength: 300 })) },
+    { additionalProperties: false },
+  ),
+}, { additionalProperties: false });
 export const CompleteResponseSchema = Type.Object({ run_index: Type.Integer(), findings: Type.Integer() });
 
 /** The 409 of `complete` when chunks are missing. */

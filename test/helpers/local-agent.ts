@@ -12,12 +12,12 @@ export const STUB_BUNDLE = '#!/usr/bin/env node\n"use strict";\nconsole.log("stu
 export type User = Awaited<ReturnType<typeof signUp>>;
 
 /** An app whose agent bundle is a stub file in a temporary directory. */
-export async function agentApp(t: TestContext, options: { clock?: () => Date } = {}): Promise<TestApp> {
+export async function agentApp(t: TestContext, options: { clock?: () => Date; uploadMaxBytes?: number } = {}): Promise<TestApp> {
   const dir = await tempDir(t);
   const bundlePath = path.join(dir, 'agent.cjs');
   await fs.writeFile(bundlePath, STUB_BUNDLE);
   return buildTestApp(t, {
-    config: { localAgent: { credentialDays: 30, leaseSeconds: 120, bundlePath } },
+    config: { localAgent: { credentialDays: 30, leaseSeconds: 120, bundlePath }, ...(options.uploadMaxBytes ? { uploadMaxBytes: options.uploadMaxBytes } : {}) },
     ...(options.clock ? { clock: options.clock } : {}),
   });
 }

@@ -18,6 +18,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       last_used_at timestamptz
     )`.execute(db);
   await sql`create index agent_credentials_scan on agent_credentials (scan_id)`.execute(db);
+  // One live credential per scan, whatever two downloads at once do (they also lock the scan's row).
+  await sql`create unique index agent_credentials_live on agent_credentials (scan_id) where revoked_at is null`.execute(db);
 
   // One numbered batch of an attempt's events, stored as sent until the attempt completes.
   await sql`
