@@ -140,6 +140,10 @@ export async function buildTestApp(
     { RAMPART_DATA_DIR: dataDir, RAMPART_JWT_SECRET: TEST_JWT_SECRET, RAMPART_BASE_URL: 'http://rampart.test', ...options.env },
     options.config,
   );
+  // Closed before the store: `after` hooks run in the order they were added, and a request still
+  // in flight (a browser's poll) must finish on an open store, or closing the app waits for ever.
+  let built: FastifyInstance | undefined;
+  t.after(() => built?.close());
   const store = options.store ?? (await openTestStore(t)).store;
   const app = await buildApp({
     config,
@@ -151,7 +155,7 @@ export async function buildTestApp(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.engines ? { engines: createEngineRegistry(config, options.engines) } : {}),
   });
-  t.after(() => app.close());
+  built = app;
   return { app, store, config, dataDir };
 }
 
