@@ -102,8 +102,9 @@ export async function storeChunk(trx: Db, chunk: { runId: number; leaseHash: str
 }
 
 /** The bytes of the events the run's chunks hold (as stored JSON text). */
-export async function storedChunkBytes(trx: Db, runId: number): Promise<number> {
-  const result = await sql<{ bytes: string | number | null }>`select sum(octet_length(events::text)) as bytes from agent_chunks where run_id = ${runId}`.execute(trx);
+export async function storedChunkBytes(trx: Db, runId: number, exceptSeq: number): Promise<number> {
+  // A chunk sent again (a retry) replaces nothing: it does not count twice.
+  const result = await sql<{ bytes: string | number | null }>`select sum(octet_length(events::text)) as bytes from agent_chunks where run_id = ${runId} and seq <> ${exceptSeq}`.execute(trx);
   return Number(result.rows[0]?.bytes ?? 0);
 }
 

@@ -139,7 +139,7 @@ export async function putChunk(deps: AgentDeps, principal: AgentPrincipal, runIn
     if (!(await agentRuns.lockHeldRun(trx, run.id, leaseHash))) throw new AppError('conflict', LEASE_LOST, { context: { run_id: run.id } });
     // An attempt's uploads are bounded as a file import is (under the run's lock, so chunks sent at once cannot pass it together).
     const cap = deps.config.uploadMaxBytes;
-    if ((await agentRuns.storedChunkBytes(trx, run.id)) + Buffer.byteLength(JSON.stringify(body.events)) > cap) {
+    if ((await agentRuns.storedChunkBytes(trx, run.id, seq)) + Buffer.byteLength(JSON.stringify(body.events)) > cap) {
       throw new AppError('payload_too_large', `This attempt's chunks would exceed ${cap} bytes in all (RAMPART_UPLOAD_MAX_BYTES): the run's results are too large to upload.`);
     }
     return agentRuns.storeChunk(trx, { runId: run.id, leaseHash, seq, events: body.events, digest });
