@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { once } from 'node:events';
 import net from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -19,6 +18,7 @@ import { AGENT_BUNDLE, agentFileText, startAgent, writeAgentFile } from './helpe
 import { tempDir } from './helpers/daemons.js';
 import { GVMD_PASSWORD, GVMD_USER, startFakeGvmd } from './helpers/fake-gvmd.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
+import { listenOnLoopback } from './helpers/servers.js';
 
 const UUID = '6f1c1a52-93a4-4c7e-9d0b-3f7c2b9a1e55';
 const CREDENTIAL = 'ragt_' + 'A'.repeat(43);
@@ -47,9 +47,7 @@ async function startService(t: TestContext, answer: (seen: Seen, all: Seen[]) =>
     });
   };
   const server = tlsPair ? https.createServer(tlsPair, handler) : http.createServer(handler);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  await listenOnLoopback(t, server);
   server.on('connection', (socket: net.Socket) => t.after(() => socket.destroy()));
   const { port } = server.address() as net.AddressInfo;
   return { seen, baseUrl: `${tlsPair ? 'https' : 'http'}://127.0.0.1:${port}` };
@@ -116,9 +114,7 @@ test('the agent retries a 5xx, takes the waiting run, scans only its target, and
     socket.on('error', () => undefined);
     socket.end('hello\r\n');
   });
-  target.listen(0, '127.0.0.1');
-  await once(target, 'listening');
-  t.after(() => new Promise<void>((resolve) => target.close(() => resolve())));
+  await listenOnLoopback(t, target);
   const targetPort = (target.address() as net.AddressInfo).port;
 
   let completes = 0;

@@ -15,7 +15,7 @@ import { test, type TestContext } from 'node:test';
 import { startBackground } from '../src/runs/background.js';
 import { buildTestApp, signUp, STORE_KIND, tempDir, type TestApp } from './helpers/app.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
-import { waitFor } from './helpers/servers.js';
+import { listenOnLoopback, waitFor } from './helpers/servers.js';
 import { SHARED_DIR } from './helpers/shared.js';
 import { fast, skip as noVulnDbFixtures, startSources } from './helpers/vulndb-sources.js';
 import { syncVulnDb } from '../src/vulndb/vulndb.service.js';
@@ -39,11 +39,7 @@ function vicidial(vulnerable: boolean) {
 
 async function listen(t: TestContext, handler: http.RequestListener, tls?: { key: string; cert: string }): Promise<number> {
   const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  await listenOnLoopback(t, server);
   return (server.address() as AddressInfo).port;
 }
 

@@ -26,6 +26,7 @@ import { parseListLine, writableGuess } from '../src/engines/rampart/checks/ftp-
 import { describeSensitive } from '../src/engines/rampart/checks/sensitive-names.js';
 import { DEFAULT_MIN_QOD, QOD } from '../src/shared/finding.js';
 import { loopbackEndpoint, onLines, serviceInfo, startMemcached, startRedis, startRsyncd, startScriptedServer, startVsftpd } from './helpers/daemons.js';
+import { listenOnLoopback } from './helpers/servers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Redis, memcached
@@ -193,9 +194,7 @@ async function startFakeElasticsearch(t: TestContext, answer: (path: string) => 
     if (status === 401) headers['www-authenticate'] = 'Basic realm="security" charset="UTF-8"';
     response.writeHead(status, headers).end(JSON.stringify(body));
   });
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  await listenOnLoopback(t, server);
   return { port: (server.address() as net.AddressInfo).port, seen };
 }
 
@@ -305,9 +304,7 @@ test('an FTP server offering MLSD: its perm facts decide (over mode bits), the l
   const accepted: net.Socket[] = [];
   const waiting: Array<(socket: net.Socket) => void> = [];
   const data = net.createServer((socket) => (waiting.shift() ?? ((s: net.Socket) => accepted.push(s)))(socket));
-  data.listen(0, '127.0.0.1');
-  await once(data, 'listening');
-  t.after(() => new Promise<void>((resolve) => data.close(() => resolve())));
+  await listenOnLoopback(t, data);
   const dataSocket = (): Promise<net.Socket> => new Promise((resolve) => (accepted.length > 0 ? resolve(accepted.shift()!) : waiting.push(resolve)));
   const commands: string[] = [];
   const server = await startScriptedServer(t, (socket) => {

@@ -14,6 +14,7 @@ import { buildNarrative, type NarrativeInput } from '../src/reports/narrative.js
 import { writeNarrative, type LlmOptions } from '../src/reports/narrative-llm.js';
 import type { Narrative, ReportFinding, ReportService } from '../src/reports/report.js';
 import { makeFinding } from './helpers/report-fixture.js';
+import { listenOnLoopback } from './helpers/servers.js';
 
 const WEB = { hostname: 'www.example.test', hostIp: '192.0.2.10' };
 const CACHE = { hostname: 'cache.example.test', hostIp: '192.0.2.20' };
@@ -205,12 +206,7 @@ async function startLlm(t: TestContext, respond: (res: ServerResponse) => void):
       respond(res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    // Drops a request the server held open, so close() does not wait for it.
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  await listenOnLoopback(t, server);
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, received };
 }
 

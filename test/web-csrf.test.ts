@@ -4,13 +4,13 @@
  * per-session token is not; forms that need no session, login and search forms are left alone.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import http from 'node:http';
 import type net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { CHECKS } from '../src/engines/web/checks/csrf.js';
 import { startVulnApp } from './helpers/vuln-app/app.js';
 import { CANARY_HOST, formEndpoint, startCheckRun } from './helpers/web-checks.js';
+import { listenOnLoopback } from './helpers/servers.js';
 
 const [check] = CHECKS;
 
@@ -93,9 +93,7 @@ async function startForumSite(t: TestContext): Promise<string> {
       return html(404, 'Not found');
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  await listenOnLoopback(t, server);
   return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
 }
 

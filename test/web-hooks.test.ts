@@ -27,7 +27,7 @@ import { checkPage, closeBrowser, newPage, requireChromium, signInAs, startWebSe
 import { hasOpenssl, TestPki } from './helpers/pki.js';
 import { SAMPLES_DIR, SAMPLES_SKIP } from './helpers/scan-samples.js';
 import { SHARED_DIR } from './helpers/shared.js';
-import { waitFor } from './helpers/servers.js';
+import { listenOnLoopback, waitFor } from './helpers/servers.js';
 
 after(closeBrowser);
 
@@ -53,11 +53,7 @@ async function startReceiver(t: TestContext, pki: TestPki) {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('answer 200');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  await listenOnLoopback(t, server);
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, state };
 }
 

@@ -20,6 +20,7 @@ import { createUser } from '../src/accounts/users.service.js';
 import { beginOidcSignIn, issuerProblem, localReturnPath, OidcSignInError } from '../src/accounts/oidc.service.js';
 import { cookieNames } from '../src/web/web-context.js';
 import type { Db } from '../src/db/database.js';
+import { closedPort, listenOnLoopback } from './helpers/servers.js';
 
 after(closeBrowser);
 
@@ -49,8 +50,7 @@ async function startProvider(t: TestContext, accounts: Record<string, AccountCla
     res.statusCode = 503;
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  await listenOnLoopback(t, server);
   const issuer = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   return {
     issuer,
@@ -72,15 +72,6 @@ async function startProvider(t: TestContext, accounts: Record<string, AccountCla
       handler = provider.callback();
     },
   };
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function oidcEnv(issuer: string): Record<string, string> {
@@ -291,11 +282,7 @@ test('a provider that is down answers 503 at once, a slow one is abandoned, and 
 
   // A provider that accepts the connection and never answers.
   const silent = http.createServer(() => undefined);
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    silent.closeAllConnections();
-    return new Promise<void>((resolve) => silent.close(() => resolve()));
-  });
+  await listenOnLoopback(t, silent);
   const slowIssuer = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
   const settings = { issuer: slowIssuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: 'http://rampart.test/auth/oidc/callback', timeoutSeconds: 0.5 };
   await assert.rejects(beginOidcSignIn(app.ctx.db, settings, { binding: 'b'.repeat(43), returnTo: '/', provider: 'Slow ID' }), (error: unknown) => {

@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { buildTestApp, signUp } from './helpers/app.js';
 import { hasOpenssl, TestPki } from './helpers/pki.js';
 import { completedRun, createScan, finding, rerun, startScripted } from './helpers/scripted-engines.js';
-import { waitFor } from './helpers/servers.js';
+import { listenOnLoopback, waitFor } from './helpers/servers.js';
 
 interface Received {
   headers: Record<string, string>;
@@ -39,11 +39,7 @@ async function startReceiver(t: TestContext, pki: TestPki, statuses: (Answer | P
       res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(`answer ${status}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  await listenOnLoopback(t, server);
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
 }
 

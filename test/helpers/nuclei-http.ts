@@ -12,6 +12,7 @@ import { isTemplateFailure, parseTemplate } from '../../src/engines/nuclei/templ
 import type { Template } from '../../src/engines/nuclei/templates/template.types.js';
 import { LOOPBACK_EGRESS } from './egress.js';
 import { SHARED_DIR } from './shared.js';
+import { listenOnLoopback } from './servers.js';
 
 /** The community templates (read in place, never copied). */
 export const CORPUS = path.join(SHARED_DIR, 'third_party', 'nuclei-templates');
@@ -48,11 +49,7 @@ export async function serve(t: TestContext, reply: Reply, tls?: { key: string; c
     });
   };
   const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  await listenOnLoopback(t, server);
   return { port: (server.address() as net.AddressInfo).port, seen };
 }
 

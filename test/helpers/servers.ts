@@ -1,4 +1,5 @@
 /** Loopback TCP servers for engine and run tests. */
+import type http from 'node:http';
 import net from 'node:net';
 import type { TestContext } from 'node:test';
 
@@ -62,6 +63,28 @@ export async function startTcpServer(t: TestContext, options: { banner?: () => s
     },
     close,
   };
+}
+
+/**
+ * Listens on 127.0.0.1 (a free port) until the test ends, then closes with every connection ended
+ * first: a plain close() waits for the connections clients still hold, for ever when the client is
+ * the test file's shared browser keeping a keep-alive connection open (web-oidc hung CI so).
+ */
+export async function listenOnLoopback(t: TestContext, server: net.Server | http.Server): Promise<number> {
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  );
+  return (server.address() as net.AddressInfo).port;
 }
 
 /** A loopback port with nothing listening (listened on, then closed). */

@@ -10,6 +10,7 @@ import type { TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { SyncVulnDbOptions, VulnDbSources } from '../../src/vulndb/vulndb.service.js';
 import { SHARED_DIR } from './shared.js';
+import { listenOnLoopback } from './servers.js';
 
 export const FIXTURES = process.env.RAMPART_VULNDB_FIXTURES ?? path.join(SHARED_DIR, 'vulndb');
 export const skip = fs.existsSync(path.join(FIXTURES, 'nvd')) ? false : `vulndb fixtures not found at ${FIXTURES}: skipped`;
@@ -106,11 +107,7 @@ export async function startSources(t: TestContext): Promise<FakeSources> {
     if (url.pathname === '/epss.csv') return void res.writeHead(200, { 'content-type': 'text/csv' }).end(epss);
     res.writeHead(404).end('not found');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  await listenOnLoopback(t, server);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   state.base = base;
   state.sources = { nvdBaseUrl: `${base}/nvd`, kevUrl: `${base}/kev.json`, epssUrl: `${base}/epss.csv.gz` };
