@@ -80,6 +80,22 @@ test(`an agent's attempt from take to complete (${STORE_KIND})`, async (t) => {
   assert.equal(outside.statusCode, 422);
   assert.deepEqual(Object.keys(outside.json().errors), ['events.1']);
   assert.match(outside.json().message, /192\.168\.1\.1 is not among the scan's targets/);
+  // The address beside a host of the scan: its own for an address; any address for one of the scan's names.
+  const wrongAddress = await call('PUT', '/runs/0/chunks/1', {
+    lease,
+    events: [
+      { type: 'host', hostname: '10.20.0.5', address: '192.168.1.1', state: 'up' },
+      wireFinding('10.20.0.5', 'rampart:telnet-open', 'nas.office.lan'),
+      { type: 'finding', finding: { ...wireFinding('10.20.0.5').finding, url: 'http://169.254.169.254/latest/meta-data/' } },
+      { type: 'finding', finding: { ...wireFinding('nas.office.lan').finding, url: 'http://nas.office.lan:8080/admin' } },
+      { type: 'host', hostname: 'nas.office.lan', address: '192.168.50.4', state: 'up' },
+    ],
+  });
+  assert.equal(wrongAddress.statusCode, 422);
+  assert.deepEqual(Object.keys(wrongAddress.json().errors), ['events.0', 'events.1', 'events.2']);
+  assert.match(wrongAddress.json().errors['events.0'][0], /address 192\.168\.1\.1 is not among the scan's targets/);
+  assert.match(wrongAddress.json().errors['events.1'][0], /address nas\.office\.lan is not an IP address/);
+  assert.match(wrongAddress.json().errors['events.2'][0], /URL http:\/\/169\.254\.169\.254\/latest\/meta-data\/ is not on one of the scan's targets/);
   const invalid = await call('PUT', '/runs/0/chunks/1', { lease, events: [{ type: 'finding', finding: { hostname: 'x' } }] });
   assert.equal(invalid.statusCode, 422);
   assert.equal((await call('PUT', '/runs/0/chunks/1000', { lease, events: [] })).statusCode, 422);
@@ -89,6 +105,8 @@ test(`an agent's attempt from take to complete (${STORE_KIND})`, async (t) => {
   const missing = await call('POST', '/runs/0/complete', { lease, chunks: 3, outcome: 'succeeded', complete: true, engine: ENGINE });
   assert.equal(missing.statusCode, 409);
   assert.deepEqual(missing.json().missing, [1]);
+  // Keys the protocol does not know are not stored: the chunk without them is the same chunk.
+  assert.equal((await call('PUT', '/runs/0/chunks/1', { lease, events: [{ type: 'log', level: 'warn', message: 'UDP not scanned', secret: 'x' }] })).statusCode, 200);
   assert.equal((await call('PUT', '/runs/0/chunks/1', { lease, events: [{ type: 'log', level: 'warn', message: 'UDP not scanned' }] })).statusCode, 200);
   const done = await call('POST', '/runs/0/complete', { lease, chunks: 3, outcome: 'succeeded', complete: true, engine: ENGINE });
   assert.equal(done.statusCode, 200, done.body);

@@ -6,9 +6,9 @@
  * what an earlier attempt uploaded, so nothing is counted twice.
  */
 import { hostname } from 'node:os';
-import { AGENT_PATHS, type AgentSelf, type TakeResponse, type WireEvent } from '../shared/agent-protocol.js';
+import { AGENT_PATHS, wireEvent, type AgentSelf, type TakeResponse } from '../shared/agent-protocol.js';
 import { createEgress } from '../shared/egress.js';
-import { EngineError, type Engine, type EngineEvent, type EngineIdentity, type EngineJob, type JobTarget, type KnownVulnerability, type VulnerabilityLookup } from '../engines/engine.js';
+import { EngineError, type Engine, type EngineIdentity, type EngineJob, type JobTarget, type KnownVulnerability, type VulnerabilityLookup } from '../engines/engine.js';
 import { ChunkUploader } from './chunk-uploader.js';
 import { ServiceError, UnreachableError, type AgentClient } from './http-client.js';
 import { LeaseKeeper, type LeaseLoss } from './lease-keeper.js';
@@ -120,7 +120,7 @@ async function scanAndUpload(deps: AttemptDeps, take: TakeResponse, keeper: Leas
       else {
         if (event.type === 'incomplete') complete = false;
         if (event.type === 'finding') deps.log.info(`finding: ${event.finding.name} on ${event.finding.hostIp}${event.finding.port === null ? '' : `:${event.finding.port}`}`);
-        await uploader.add(toWire(event));
+        await uploader.add(wireEvent(event));
       }
     }
   } catch (error) {
@@ -132,14 +132,6 @@ async function scanAndUpload(deps: AttemptDeps, take: TakeResponse, keeper: Leas
     return { outcome: 'failed', complete: false, error: message.slice(0, 2000), error_kind: kind, ...(engine ? { engine } : {}) };
   }
   return { outcome: 'succeeded', complete, ...(engine ? { engine } : {}) };
-}
-
-type UploadedEvent = Exclude<EngineEvent, { type: 'progress' } | { type: 'engine' }>;
-
-/** Host, finding, log and incomplete events go on the wire as they are, texts clipped to the protocol's bounds. */
-function toWire(event: UploadedEvent): WireEvent {
-  if (event.type === 'log' || event.type === 'incomplete') return { ...event, message: event.message.slice(0, 2000) };
-  return event;
 }
 
 /** The engine's known-vulnerability look-ups, answered by the service's database. */

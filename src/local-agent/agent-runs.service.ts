@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Run, Scan } from '../db/schema.js';
 import type { JobTarget, KnownVulnerability } from '../engines/engine.js';
-import type { AgentSelf, CheckInResponse, TakeResponse, WireEvent } from '../shared/agent-protocol.js';
+import { wireEvent, type AgentSelf, type CheckInResponse, type TakeResponse, type WireEvent } from '../shared/agent-protocol.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { findScanById } from '../scans/scans.service.js';
 import { createVulnerabilityLookup } from '../vulndb/vulndb.service.js';
@@ -130,19 +130,20 @@ function canonicalJson(value: unknown): string {
  */
 export async function putChunk(deps: AgentDeps, principal: AgentPrincipal, runIndex: number, seq: number, body: { lease: string; events: WireEvent[] }) {
   const scan = await agentScan(deps.db, principal);
-  const outside = eventsOutsideScope(body.events, targetScope(scanTargets(scan)));
+  const events = body.events.map(wireEvent);
+  const outside = eventsOutsideScope(events, targetScope(scanTargets(scan)));
   if (Object.keys(outside).length > 0) throw validationError(outside);
   const run = await requireRun(deps.db, scan.id, runIndex);
   const leaseHash = sha256(body.lease);
-  const digest = sha256(canonicalJson(body.events));
+  const digest = sha256(canonicalJson(events));
   const stored = await deps.db.transaction().execute(async (trx) => {
     if (!(await agentRuns.lockHeldRun(trx, run.id, leaseHash))) throw new AppError('conflict', LEASE_LOST, { context: { run_id: run.id } });
     // An attempt's uploads are bounded as a file import is (under the run's lock, so chunks sent at once cannot pass it together).
     const cap = deps.config.uploadMaxBytes;
-    if ((await agentRuns.storedChunkBytes(trx, run.id, seq)) + Buffer.byteLength(JSON.stringify(body.events)) > cap) {
+    if ((await agentRuns.storedChunkBytes(trx, run.id, seq)) + Buffer.byteLength(JSON.stringify(events)) > cap) {
       throw new AppError('payload_too_large', `This attempt's chunks would exceed ${cap} bytes in all (RAMPART_UPLOAD_MAX_BYTES): the run's results are too large to upload.`);
     }
-    return agentRuns.storeChunk(trx, { runId: run.id, leaseHash, seq, events: body.events, digest });
+    return agentRuns.storeChunk(trx, { runId: run.id, leaseHash, seq, events, digest });
   });
   if (stored !== digest) throw new AppError('conflict', `Chunk ${seq} of this attempt was already sent with other events; a chunk cannot change.`);
   return { seq };

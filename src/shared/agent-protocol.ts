@@ -134,6 +134,25 @@ export const WireEventSchema = Type.Union([
 ]);
 export type WireEvent = Static<typeof WireEventSchema>;
 
+/**
+ * An event with the protocol's fields only, its texts clipped to the protocol's bounds. The event
+ * union stays open (the request validator removes unknown keys branch by branch, which would strip
+ * a finding while trying it as a host), so both sides keep to these fields: the agent sends only
+ * them, and the service stores only them.
+ */
+export function wireEvent(event: WireEvent): WireEvent {
+  switch (event.type) {
+    case 'host':
+      return { type: 'host', hostname: event.hostname, address: event.address, state: event.state };
+    case 'finding':
+      return { type: 'finding', finding: event.finding };
+    case 'log':
+      return { type: 'log', level: event.level, message: event.message.slice(0, 2000) };
+    case 'incomplete':
+      return { type: 'incomplete', message: event.message.slice(0, 2000) };
+  }
+}
+
 /** PUT chunks/{seq} (seq from 0): 200 `{ seq }`. Idempotent: the same seq with the same events again is 200; with other events, 409. */
 export const ChunkBodySchema = Type.Object({
   lease: Type.String(),

@@ -1,6 +1,7 @@
 /** The local agent's side of the protocol for tests: an app with a stub bundle, an Unmanaged scan, its downloaded credential. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { AGENT_CONFIG_GLOBAL, type AgentConfig } from '../../src/shared/agent-protocol.js';
@@ -49,13 +50,16 @@ export function agentCall(ctx: TestApp, credential: string, uuid: string, method
 
 export const SELF = { agent_id: 'agent-one', version: '0.1.0', hostname: 'lab-7', gvmd: false };
 
-/** A finding on the wire at `host`. */
-export function wireFinding(host: string, ruleId = 'rampart:telnet-open') {
+/**
+ * A finding on the wire at `host`: an address is its own address; a name's is `hostIp`, by default
+ * one the agent's network resolved it to, outside the scan's ranges.
+ */
+export function wireFinding(host: string, ruleId = 'rampart:telnet-open', hostIp = isIP(host) ? host : '192.168.50.4') {
   return {
     type: 'finding' as const,
     finding: {
       hostname: host,
-      hostIp: host,
+      hostIp,
       port: 23,
       protocol: 'tcp' as const,
       service: 'telnet',
