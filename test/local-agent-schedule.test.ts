@@ -1,7 +1,7 @@
 /**
  * Scheduled Unmanaged scans (`agent_frequency`): runs awaiting the agent at each period (the
  * scheduler driven with a clock), a run no agent took ended as missed with its notices when the
- * next is due, a run an agent holds left alone; the field shown, updated, and refused on managed scans.
+ * next is due, a run an agent still holds then stopped; the field shown, updated, and refused on managed scans.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -52,15 +52,33 @@ test(`a Daily Unmanaged scan: runs await the agent, an untaken one is missed (${
   const missedId = runs[0].run_folder;
   assert.equal((await ctx.store.db.selectFrom('mail_outbox').select('id').where('run_id', '=', missedId).execute()).length, 1);
 
-  // An agent holds run 1: the next period is skipped, run 1 is left alone.
+  // An agent holds run 1 and heart-beats, but the scan never ends (hung, or longer than a day):
+  // when run 2 is due, run 1 is stopped, and the agent hears it at its next heartbeat.
   const { credential } = await downloadAgent(ctx, owner, uuid);
-  const taken = await agentCall(ctx, credential, uuid, 'POST', '/runs/1/take', SELF);
+  const call = (path: string, payload: unknown, method: 'POST' | 'PUT' = 'POST') => agentCall(ctx, credential, uuid, method, path, payload);
+  const taken = await call('/runs/1/take', SELF);
   assert.equal(taken.statusCode, 200, taken.body);
-  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-04T08:00:00Z'), silent), 0);
+  const { lease } = taken.json();
+  assert.equal((await call('/runs/1/heartbeat', { lease, percent: 30 })).json().cancel, false);
+  assert.equal((await call('/runs/1/chunks/0', { lease, events: [wireFinding('10.20.0.7')] }, 'PUT')).statusCode, 200);
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-04T08:00:00Z'), silent), 1);
   runs = await runsOf(ctx, owner.auth, uuid);
-  assert.equal(runs.length, 2);
-  assert.equal(runs[1].scan_progress, 'Running 0%');
+  assert.equal(runs.length, 3);
+  assert.equal(runs[1].status, 'completed');
+  assert.equal(runs[1].outcome, 'cancelled');
+  assert.equal(runs[1].error_kind, 'deadline');
+  assert.equal(runs[1].error, 'The agent was still running this scan when the next run was due (2026-03-04T08:00:00.000Z): it was stopped so that the schedule goes on. Narrow the targets, or choose a longer agent frequency.');
+  assert.equal(runs[2].scan_progress, 'Awaiting agent');
   assert.equal((await show(ctx, owner.auth, uuid)).next_run_at, '2026-03-05T08:00:00.000Z');
+  assert.equal((await ctx.store.db.selectFrom('mail_outbox').select('id').where('run_id', '=', runs[1].run_folder).execute()).length, 1, 'the stopped run is reported');
+  assert.equal((await ctx.store.db.selectFrom('agent_chunks').select('seq').execute()).length, 0, 'the stopped run keeps no chunks');
+  const beat = await call('/runs/1/heartbeat', { lease, percent: 31 });
+  assert.equal(beat.statusCode, 200, beat.body);
+  assert.equal(beat.json().cancel, true, 'the agent is told to stop');
+  const late = await call('/runs/1/complete', { lease, chunks: 1, outcome: 'succeeded', complete: true, engine: { name: 'rampart agent', version: '0.1.0' } });
+  assert.equal(late.statusCode, 409, 'its results are not recorded as a success');
+  assert.equal((await runsOf(ctx, owner.auth, uuid))[1].outcome, 'cancelled');
+  assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/vulnerabilities', headers: owner.auth })).json().data.length, 0);
 });
 
 test(`an attempt whose lease expired, then missed: its late complete is a 409 and its chunks are gone (${STORE_KIND})`, async (t) => {

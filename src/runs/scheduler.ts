@@ -12,7 +12,7 @@ import type { Logger } from '../shared/logger.js';
 import { lockDueScans, setNextRunAt } from '../scans/scans.service.js';
 import { advance, scheduleOf } from '../scans/scan-schedule.js';
 import type { RunQueue } from '../scans/run-queue.js';
-import { AWAITING_AGENT, endMissedRun, enqueueRun, findCurrentRun } from '../scans/runs.service.js';
+import { AWAITING_AGENT, endMissedRun, endOverdueAgentRun, enqueueRun, findCurrentRun } from '../scans/runs.service.js';
 import { queueRunEndNotices } from './run-end.js';
 
 const BATCH = 100;
@@ -22,17 +22,28 @@ export function missedRunError(nextDue: Date): string {
   return `No agent took this run before the next one was due (${nextDue.toISOString()}): run the agent with --daemon to run scheduled scans.`;
 }
 
+/** The error of a scheduled Unmanaged run an agent still held when the next was due. */
+export function overdueRunError(nextDue: Date): string {
+  return `The agent was still running this scan when the next run was due (${nextDue.toISOString()}): it was stopped so that the schedule goes on. Narrow the targets, or choose a longer agent frequency.`;
+}
+
 /**
  * An Unmanaged scan's period: the previous run still awaiting an agent (none took it) ends as
- * missed, with its report email and webhook events, and the new run awaits an agent. A run an
- * agent holds is left alone (the period is skipped, as for managed scans).
+ * missed; one an agent still holds is stopped (cancelled, `deadline`: hung, or longer than its
+ * period; the agent hears it at its next heartbeat). Either ends with its report email and
+ * webhook events, and the new run awaits an agent. (A managed scan's period is skipped while its
+ * run goes on.)
  */
 async function queueAgentRun(trx: Db, config: Config, scan: Scan) {
   const current = await findCurrentRun(trx, scan.id);
-  if (current && current.lease_owner === null && current.progress === AWAITING_AGENT) {
-    const missed = await endMissedRun(trx, current.id, missedRunError(scan.next_run_at ?? new Date()));
-    if (missed) await queueRunEndNotices(trx, config, scan, missed);
-  }
+  const due = scan.next_run_at ?? new Date();
+  const ended =
+    current?.lease_owner === null && current.progress === AWAITING_AGENT
+      ? await endMissedRun(trx, current.id, missedRunError(due))
+      : current?.lease_owner?.startsWith('agent:')
+        ? await endOverdueAgentRun(trx, current.id, overdueRunError(due))
+        : undefined;
+  if (ended) await queueRunEndNotices(trx, config, scan, ended);
   return enqueueRun(trx, undefined, { scanId: scan.id, trigger: 'schedule', scheduledFor: scan.next_run_at, progress: AWAITING_AGENT });
 }
 

@@ -141,6 +141,25 @@ export async function endMissedRun(db: Db, runId: number, error: string): Promis
   return missed;
 }
 
+/**
+ * Ends a run a local agent still holds when the next one is due (a hung scan, or one longer than
+ * its period): cancelled, failure kind `deadline`. The attempt's lease hash stays, so that its next
+ * heartbeat answers `cancel` (the agent stops) and its `complete` is a 409; its chunks are deleted.
+ * Undefined when the run ended meanwhile.
+ */
+export async function endOverdueAgentRun(db: Db, runId: number, error: string): Promise<Run | undefined> {
+  const ended = await db
+    .updateTable('runs')
+    .set({ status: 'completed', outcome: 'cancelled', progress: 'Cancelled', error, error_kind: 'deadline', completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', runId)
+    .where('status', '=', 'current')
+    .where('lease_owner', 'like', 'agent:%')
+    .returningAll()
+    .executeTakeFirst();
+  if (ended) await db.deleteFrom('agent_chunks').where('run_id', '=', runId).execute();
+  return ended;
+}
+
 /** Extends the lease; false when the run is gone (scan deleted) or another worker owns it now. */
 export async function renewLease(db: Db, runId: number, workerId: string, leaseSeconds: number): Promise<boolean> {
   const row = await updateOwnedRun(db, runId, workerId)

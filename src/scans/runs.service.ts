@@ -40,6 +40,7 @@ export const releaseLease = runs.releaseLease;
 export const requeueExpiredRuns = runs.requeueExpiredRuns;
 /** Ends a scheduled Unmanaged run no agent took before the next was due. */
 export const endMissedRun = runs.endMissedRun;
+export const endOverdueAgentRun = runs.endOverdueAgentRun;
 /** Puts runs whose local agent stopped heart-beating back to awaiting an agent. */
 export const returnExpiredAgentRuns = runs.returnExpiredAgentRuns;
 /** Fails runs whose lease expired once too often or that no worker took over. */

@@ -9,7 +9,7 @@ export const SCAN_FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quar
 export const AGENT_FREQUENCIES = ['One-time', 'Daily', 'Weekly', 'Monthly', 'Quarterly', 'Yearly'] as const;
 const AGENT_FREQUENCY_TEXT =
   'Unmanaged scans only: when a run awaits the local agent. One-time (default): one run, at creation; otherwise a run at each occurrence of ' +
-  'scan_start_date/scan_start_time in scan_time_zone, taken by an agent running with --daemon. A run no agent took before the next is due ends as missed.';
+  'scan_start_date/scan_start_time in scan_time_zone, taken by an agent running with --daemon. A run no agent took before the next is due ends as missed; one an agent still runs then is stopped (cancelled, error_kind deadline).';
 
 /** The fields a scan is created with and that an update may change, with one set of rules. */
 const ScanFields = {
