@@ -104,62 +104,6 @@ export async function failExpiredRuns(db: Db, maxAttempts: number, errors: { out
   return result.rows;
 }
 
-/**
- * Puts runs whose local agent stopped heart-beating back to awaiting an agent: the lease is
- * cleared (any agent may take the run; the old attempt's lease hash too, so its late `complete`
- * is a 409, never a replayed 200) and the attempt's chunks stay until the next take. No
- * attempts limit: an agent's machine may sleep or lose its network many times.
- */
-export async function returnExpiredAgentRuns(db: Db): Promise<Run[]> {
-  const result = await sql<Run>`
-    update runs set lease_owner = null, lease_expires_at = null, agent_lease_hash = null, progress = ${AWAITING_AGENT}
-    where id in (
-      select id from runs
-      where status = 'current' and lease_owner like 'agent:%' and lease_expires_at < now()
-      for update skip locked
-    )
-    returning *`.execute(db);
-  return result.rows;
-}
-
-/**
- * Ends a run no local agent took before the next one was due: completed, failed, `Missed`.
- * Undefined when an agent took it meanwhile (it is then left to finish). No attempt finished it,
- * so no lease hash stays (an old attempt's `complete` is a 409) and its chunks are deleted.
- */
-export async function endMissedRun(db: Db, runId: number, error: string): Promise<Run | undefined> {
-  const missed = await db
-    .updateTable('runs')
-    .set({ status: 'completed', outcome: 'failed', progress: 'Missed', error, error_kind: 'missed', completed_at: sql`now()`, lease_expires_at: null, agent_lease_hash: null })
-    .where('id', '=', runId)
-    .where('status', '=', 'current')
-    .where('lease_owner', 'is', null)
-    .where('progress', '=', AWAITING_AGENT)
-    .returningAll()
-    .executeTakeFirst();
-  if (missed) await db.deleteFrom('agent_chunks').where('run_id', '=', runId).execute();
-  return missed;
-}
-
-/**
- * Ends a run a local agent still holds when the next one is due (a hung scan, or one longer than
- * its period): cancelled, failure kind `deadline`. The attempt's lease hash stays, so that its next
- * heartbeat answers `cancel` (the agent stops) and its `complete` is a 409; its chunks are deleted.
- * Undefined when the run ended meanwhile.
- */
-export async function endOverdueAgentRun(db: Db, runId: number, error: string): Promise<Run | undefined> {
-  const ended = await db
-    .updateTable('runs')
-    .set({ status: 'completed', outcome: 'cancelled', progress: 'Cancelled', error, error_kind: 'deadline', completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', runId)
-    .where('status', '=', 'current')
-    .where('lease_owner', 'like', 'agent:%')
-    .returningAll()
-    .executeTakeFirst();
-  if (ended) await db.deleteFrom('agent_chunks').where('run_id', '=', runId).execute();
-  return ended;
-}
-
 /** Extends the lease; false when the run is gone (scan deleted) or another worker owns it now. */
 export async function renewLease(db: Db, runId: number, workerId: string, leaseSeconds: number): Promise<boolean> {
   const row = await updateOwnedRun(db, runId, workerId)

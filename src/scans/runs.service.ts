@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Run, Scan } from '../db/schema.js';
 import { availableFormats } from '../shared/report-formats.js';
 import type { RunResource } from './scans.schema.js';
+import * as agentRunEnds from './agent-run-ends.queries.js';
 import * as runs from './runs.queries.js';
 import type { RunQueue } from './run-queue.js';
 
@@ -39,10 +40,11 @@ export const releaseLease = runs.releaseLease;
 /** Puts runs whose lease expired back in the queue, once. */
 export const requeueExpiredRuns = runs.requeueExpiredRuns;
 /** Ends a scheduled Unmanaged run no agent took before the next was due. */
-export const endMissedRun = runs.endMissedRun;
-export const endOverdueAgentRun = runs.endOverdueAgentRun;
+export const endMissedRun = agentRunEnds.endMissedRun;
+/** Stops a scheduled Unmanaged run an agent still holds when the next is due. */
+export const endOverdueAgentRun = agentRunEnds.endOverdueAgentRun;
 /** Puts runs whose local agent stopped heart-beating back to awaiting an agent. */
-export const returnExpiredAgentRuns = runs.returnExpiredAgentRuns;
+export const returnExpiredAgentRuns = agentRunEnds.returnExpiredAgentRuns;
 /** Fails runs whose lease expired once too often or that no worker took over. */
 export const failExpiredRuns = runs.failExpiredRuns;
 /** Stores a running run's progress and host counts. */
