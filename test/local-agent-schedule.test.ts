@@ -105,6 +105,27 @@ test(`an attempt whose lease expired, then missed: its late complete is a 409 an
   assert.equal((await runsOf(ctx, owner.auth, uuid))[0].scan_progress, 'Missed');
 });
 
+test(`a rerun an agent took within the period is left alone when the next is due (${STORE_KIND})`, async (t) => {
+  const ctx = await agentApp(t, { clock: () => new Date('2026-03-01T12:00:00Z') });
+  const owner = await signUp(ctx, { role: 'pro' });
+  const uuid = await unmanagedScan(ctx, owner, { agent_frequency: 'Daily', scan_start_date: '2026-03-02', scan_start_time: '9:00 AM', scan_time_zone: 'UTC' });
+  const { credential } = await downloadAgent(ctx, owner, uuid);
+  const call = (path: string, payload: unknown) => agentCall(ctx, credential, uuid, 'POST', path, payload);
+  const rerun = await ctx.app.inject({ method: 'POST', url: `/api/scans/${uuid}/rerun`, headers: owner.auth });
+  assert.equal(rerun.statusCode, 202, rerun.body);
+  // Queued at the store's clock, 2026-03-02T09:00 is due before it: less than a period ago.
+  await sql`update runs set queued_at = '2026-03-02T08:59:00Z'`.execute(ctx.store.db);
+  const { lease } = (await call('/runs/0/take', SELF)).json();
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-02T09:00:00Z'), silent), 0, 'the period is skipped');
+  assert.equal((await runsOf(ctx, owner.auth, uuid))[0].status, 'current');
+  assert.equal((await call('/runs/0/heartbeat', { lease, percent: 50 })).json().cancel, false);
+  // Still held a whole period later: stopped.
+  assert.equal(await fireDueScans(ctx.store.db, ctx.config, new Date('2026-03-03T09:00:00Z'), silent), 1);
+  const runs = await runsOf(ctx, owner.auth, uuid);
+  assert.deepEqual([runs[0].outcome, runs[0].error_kind, runs[1].scan_progress], ['cancelled', 'deadline', 'Awaiting agent']);
+  assert.equal((await call('/runs/0/heartbeat', { lease, percent: 51 })).json().cancel, true);
+});
+
 test(`agent_frequency: One-time by default, updated, refused on managed scans (${STORE_KIND})`, async (t) => {
   const now = new Date('2026-03-01T12:00:00Z');
   const ctx = await agentApp(t, { clock: () => now });

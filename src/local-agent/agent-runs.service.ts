@@ -105,8 +105,9 @@ export async function heartbeat(deps: AgentDeps, principal: AgentPrincipal, runI
   // "Running 100%" is no progress string: 100 is the run's end.
   const renewed = await agentRuns.renewAgentLease(deps.db, run.id, leaseHash, Math.min(body.percent, 99), deps.config.localAgent.leaseSeconds);
   if (renewed) return { lease_expires_at: renewed.lease_expires_at!.toISOString(), cancel: false };
-  // A run cancelled while this attempt held it: the agent stops.
-  if (run.status === 'completed' && run.outcome === 'cancelled' && run.agent_lease_hash === leaseHash) {
+  // A run cancelled while this attempt held it (read again: it may have ended since the read above): the agent stops.
+  const now = await requireRun(deps.db, principal.scanId, runIndex);
+  if (now.status === 'completed' && now.outcome === 'cancelled' && now.agent_lease_hash === leaseHash) {
     return { lease_expires_at: new Date().toISOString(), cancel: true };
   }
   throw new AppError('conflict', LEASE_LOST, { context: { run_id: run.id } });

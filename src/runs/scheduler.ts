@@ -7,10 +7,11 @@
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import type { Scan } from '../db/schema.js';
+import type { Run, Scan } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import { lockDueScans, setNextRunAt } from '../scans/scans.service.js';
 import { advance, scheduleOf } from '../scans/scan-schedule.js';
+import { nextOccurrenceAfter } from '../scans/schedule.js';
 import type { RunQueue } from '../scans/run-queue.js';
 import { AWAITING_AGENT, endMissedRun, endOverdueAgentRun, enqueueRun, findCurrentRun } from '../scans/runs.service.js';
 import { queueRunEndNotices } from './run-end.js';
@@ -28,11 +29,22 @@ export function overdueRunError(nextDue: Date): string {
 }
 
 /**
+ * Whether a run has had a whole period of the scan's schedule by `due`: queued by an earlier
+ * period, or (a rerun) queued at least one period's length ago.
+ */
+function hadAPeriod(run: Run, scan: Scan, due: Date): boolean {
+  if (run.scheduled_for) return run.scheduled_for < due;
+  const schedule = scheduleOf(scan);
+  const next = schedule ? nextOccurrenceAfter(schedule, due) : null;
+  return next !== null && due.getTime() - run.queued_at.getTime() >= next.getTime() - due.getTime();
+}
+
+/**
  * An Unmanaged scan's period: the previous run still awaiting an agent (none took it) ends as
- * missed; one an agent still holds is stopped (cancelled, `deadline`: hung, or longer than its
- * period; the agent hears it at its next heartbeat). Either ends with its report email and
- * webhook events, and the new run awaits an agent. (A managed scan's period is skipped while its
- * run goes on.)
+ * missed; one an agent has held for a whole period is stopped (cancelled, `deadline`: hung, or
+ * longer than its period; the agent hears it at its next heartbeat). Either ends with its report
+ * email and webhook events, and the new run awaits an agent. A run an agent took within this
+ * period (a rerun) is left alone and the period skipped, as for a managed scan.
  */
 async function queueAgentRun(trx: Db, config: Config, scan: Scan) {
   const current = await findCurrentRun(trx, scan.id);
@@ -40,7 +52,7 @@ async function queueAgentRun(trx: Db, config: Config, scan: Scan) {
   const ended =
     current?.lease_owner === null && current.progress === AWAITING_AGENT
       ? await endMissedRun(trx, current.id, missedRunError(due))
-      : current?.lease_owner?.startsWith('agent:')
+      : current?.lease_owner?.startsWith('agent:') && hadAPeriod(current, scan, due)
         ? await endOverdueAgentRun(trx, current.id, overdueRunError(due))
         : undefined;
   if (ended) await queueRunEndNotices(trx, config, scan, ended);

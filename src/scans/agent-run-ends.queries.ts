@@ -49,17 +49,19 @@ export async function endMissedRun(db: Db, runId: number, error: string): Promis
  * Ends a run a local agent still holds when the next one is due (a hung scan, or one longer than
  * its period): cancelled, failure kind `deadline`. The attempt's lease hash stays, so that its next
  * heartbeat answers `cancel` (the agent stops) and its `complete` is a 409; its chunks are deleted.
- * Undefined when the run ended meanwhile.
+ * Undefined when the run ended meanwhile, or is locked: an agent completing it holds the run's
+ * row and then needs the scan's, which the scheduler holds, so waiting here would deadlock.
  */
 export async function endOverdueAgentRun(db: Db, runId: number, error: string): Promise<Run | undefined> {
-  const ended = await db
-    .updateTable('runs')
-    .set({ status: 'completed', outcome: 'cancelled', progress: 'Cancelled', error, error_kind: 'deadline', completed_at: sql`now()`, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', runId)
-    .where('status', '=', 'current')
-    .where('lease_owner', 'like', 'agent:%')
-    .returningAll()
-    .executeTakeFirst();
+  const result = await sql<Run>`
+    update runs set status = 'completed', outcome = 'cancelled', progress = 'Cancelled', error = ${error},
+      error_kind = 'deadline', completed_at = now(), lease_owner = null, lease_expires_at = null
+    where id in (
+      select id from runs where id = ${runId} and status = 'current' and lease_owner like 'agent:%'
+      for update skip locked
+    )
+    returning *`.execute(db);
+  const ended = result.rows[0];
   if (ended) await db.deleteFrom('agent_chunks').where('run_id', '=', runId).execute();
   return ended;
 }

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError, type FieldErrors } from '../../shared/errors.js';
 import { isEmail } from '../../shared/validation.js';
 import { AGENT_FREQUENCIES, SCAN_FREQUENCIES, SCAN_TYPES, type CreateScanBody, type UpdateScanBody } from '../../scans/scans.schema.js';
-import { startAsInputs } from '../../scans/scans.service.js';
+import { startAsInputs } from '../../scans/schedule-preview.js';
 
 /** Every value of the form, as typed (checkboxes as booleans). */
 export interface ScanFormValues {

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../db/schema.js';
 import * as scans from '../../scans/scans.service.js';
+import { previewNewSchedule } from '../../scans/schedule-preview.js';
 import { AppError, statusOf, type FieldErrors } from '../../shared/errors.js';
 import { mayHaveNarrative, mayScanUnmanaged } from '../../shared/roles.js';
 import { requireViewer, viewerOf } from '../web.plugin.js';
@@ -85,8 +86,8 @@ export async function scanFormRoutes(app: FastifyInstance): Promise<void> {
   async function preview(input: ScanFormInput, page: (status: number, extra: Partial<ScanFormProps>) => FastifyReply): Promise<FastifyReply> {
     const { values } = input;
     try {
-      const frequency = values.scan_frequency as Parameters<typeof scans.previewNewSchedule>[1]['frequency'];
-      const result = scans.previewNewSchedule(app.ctx.clock, { frequency, startDate: values.scan_start_date, startTime: values.scan_start_time, timeZone: values.scan_time_zone });
+      const frequency = values.scan_frequency as Parameters<typeof previewNewSchedule>[1]['frequency'];
+      const result = previewNewSchedule(app.ctx.clock, { frequency, startDate: values.scan_start_date, startTime: values.scan_start_time, timeZone: values.scan_time_zone });
       return page(200, { preview: result });
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;

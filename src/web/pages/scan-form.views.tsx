@@ -8,7 +8,7 @@
 import type { User } from '../../db/schema.js';
 import type { FieldErrors } from '../../shared/errors.js';
 import { AGENT_FREQUENCIES, SCAN_FREQUENCIES, SCAN_TYPES } from '../../scans/scans.schema.js';
-import type { SchedulePreview } from '../../scans/scans.service.js';
+import type { SchedulePreview } from '../../scans/schedule-preview.js';
 import { Checkbox, ErrorSummary, Field, PageHeader, Select, TextArea } from '../components.js';
 import type { Flash } from '../flash.js';
 import { Layout } from '../layout.js';
@@ -190,7 +190,7 @@ function ScheduleFields(props: ScanFormProps) {
           options={AGENT_FREQUENCIES.map((f) => [f, f] as const)}
           value={values.agent_frequency}
           errors={errors}
-          hint="When a run awaits your local agent: One-time, or at each occurrence of the start below (run the agent with --daemon). A run no agent took before the next is due is marked missed."
+          hint="When a run awaits your local agent: One-time, or at each occurrence of the start below (run the agent with --daemon). A run no agent took before the next is due is marked missed; one an agent has held for a whole period is stopped."
         />
       )}
       <div class="row">
