@@ -48,7 +48,6 @@ async function startService(t: TestContext, answer: (seen: Seen, all: Seen[]) =>
   };
   const server = tlsPair ? https.createServer(tlsPair, handler) : http.createServer(handler);
   await listenOnLoopback(t, server);
-  server.on('connection', (socket: net.Socket) => t.after(() => socket.destroy()));
   const { port } = server.address() as net.AddressInfo;
   return { seen, baseUrl: `${tlsPair ? 'https' : 'http'}://127.0.0.1:${port}` };
 }
@@ -163,6 +162,36 @@ test('the agent retries a 5xx, takes the waiting run, scans only its target, and
   assert.deepEqual(complete[1]!.body.engine, { name: 'rampart agent', version: VERSION, detail: `on ${hostname()}` });
   assert.equal(complete[1]!.body.outcome, 'succeeded');
   assert.equal(complete[1]!.body.chunks, service.seen.filter((s) => s.path.includes('/chunks/')).length - 1);
+});
+
+test('a heartbeat answered cancel stops the scan at once: nothing is completed, and a one-shot agent exits 1', async (t) => {
+  // A target that accepts and never answers: the scan would wait on it far longer than a beat.
+  const target = net.createServer((socket) => socket.on('error', () => undefined));
+  await listenOnLoopback(t, target);
+  const targetPort = (target.address() as net.AddressInfo).port;
+  const service = await startService(t, (seen) => {
+    if (seen.path === `${PREFIX}/check-in`) return { status: 200, body: { ...idleCheckIn, run: { run_index: 4, held_by_you: false } } };
+    if (seen.path === `${PREFIX}/runs/4/take`) {
+      return {
+        status: 200,
+        body: {
+          run_index: 4, lease: 'lease-4', lease_seconds: 3, lease_expires_at: '2099-01-01T00:00:00.000Z', vulndb_synced_at: null,
+          job: { targets: [{ kind: 'ip', value: '127.0.0.1' }], options: {}, ports: [targetPort], limits: { connectTimeoutMs: 60_000, readTimeoutMs: 60_000, maxConcurrency: 8, ratePerSecond: 0 } },
+        },
+      };
+    }
+    if (seen.path.startsWith(`${PREFIX}/runs/4/chunks/`)) return { status: 200, body: { seq: Number(seen.path.split('/').pop()) } };
+    // The service stopped the run (held past the next scheduled one).
+    if (seen.path === `${PREFIX}/runs/4/heartbeat`) return { status: 200, body: { lease_expires_at: '2026-01-01T00:00:00.000Z', cancel: true } };
+    return { status: 404, body: { message: 'Not found.' } };
+  });
+  const agent = startAgent(t, await agentFile(t, service.baseUrl));
+  assert.equal(await agent.exited, 1, agent.output());
+  assert.match(agent.output(), /run #4 was stopped by the service/);
+  assert.doesNotMatch(agent.output(), /lease renewed/);
+  const paths = service.seen.map((s) => s.path.slice(PREFIX.length));
+  assert.ok(paths.includes('/runs/4/heartbeat'), paths.join(' '));
+  assert.ok(!paths.includes('/runs/4/complete'), 'a stopped run is not completed');
 });
 
 test('flags: --gvmd-socket without an account, an unknown flag, plain HTTP off loopback are refused with exit 2 before anything is sent', async (t) => {

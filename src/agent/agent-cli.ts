@@ -153,8 +153,9 @@ async function runOnce(deps: AttemptDeps): Promise<number> {
       deps.log.warn(`run #${answer.run.run_index} is held by another agent: ${outcome.message}`);
       return 1;
     case 'cancelled':
-      deps.log.info(`run #${answer.run.run_index} was cancelled on the service: the scan stopped`);
-      return 0;
+      // The service stops a run it no longer wants (held past the next scheduled run): a failure for whoever runs the agent.
+      deps.log.warn(`run #${answer.run.run_index} was stopped by the service (see the run's error there): the scan stopped`);
+      return 1;
     case 'stopped':
       deps.log.info('stopped: the scan was abandoned, nothing was completed');
       return 0;

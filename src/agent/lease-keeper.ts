@@ -62,8 +62,8 @@ export class LeaseKeeper {
     try {
       const body = { lease: this.lease, percent: this.percent, ...(this.detail ? { detail: this.detail.slice(0, 500) } : {}) };
       const answer = await this.client.call<{ cancel?: boolean }>('POST', AGENT_PATHS.heartbeat(this.runIndex), body, { attempts: 2 });
-      this.log.info(`heartbeat: lease renewed, ${this.percent}% sent`);
       if (answer.cancel === true) this.lose({ kind: 'cancelled' });
+      else this.log.info(`heartbeat: lease renewed, ${this.percent}% sent`);
     } catch (error) {
       if (error instanceof ServiceError) {
         this.lose(error.status === 409 ? { kind: 'taken-over', message: error.message } : { kind: 'refused', error });
