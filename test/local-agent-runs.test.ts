@@ -89,10 +89,16 @@ test(`an agent's attempt from take to complete (${STORE_KIND})`, async (t) => {
       { type: 'finding', finding: { ...wireFinding('10.20.0.5').finding, url: 'http://169.254.169.254/latest/meta-data/' } },
       { type: 'finding', finding: { ...wireFinding('nas.office.lan').finding, url: 'http://nas.office.lan:8080/admin' } },
       { type: 'host', hostname: 'nas.office.lan', address: '192.168.50.4', state: 'up' },
+      // One host spelt another way would be another host in the findings.
+      { type: 'host', hostname: '[10.20.0.5]', address: '', state: 'up' },
+      { type: 'host', hostname: '10.20.0.5', address: '::ffff:10.20.0.5', state: 'up' },
+      { type: 'finding', finding: { ...wireFinding('nas.office.lan').finding, url: 'http://nas.office.lan./admin' } },
     ],
   });
   assert.equal(wrongAddress.statusCode, 422);
-  assert.deepEqual(Object.keys(wrongAddress.json().errors), ['events.0', 'events.1', 'events.2']);
+  assert.deepEqual(Object.keys(wrongAddress.json().errors), ['events.0', 'events.1', 'events.2', 'events.5', 'events.6']);
+  assert.match(wrongAddress.json().errors['events.5'][0], /host \[10\.20\.0\.5\] is not written plainly/);
+  assert.match(wrongAddress.json().errors['events.6'][0], /address ::ffff:10\.20\.0\.5 is an IPv4 address written as IPv6/);
   assert.match(wrongAddress.json().errors['events.0'][0], /address 192\.168\.1\.1 is not among the scan's targets/);
   assert.match(wrongAddress.json().errors['events.1'][0], /address nas\.office\.lan is not an IP address/);
   assert.match(wrongAddress.json().errors['events.2'][0], /URL http:\/\/169\.254\.169\.254\/latest\/meta-data\/ is not on one of the scan's targets/);

@@ -33,11 +33,8 @@ export function targetScope(targets: JobTarget[]): TargetScope {
     return family !== 0 && blocks.check(address, family === 6 ? 'ipv6' : 'ipv4');
   };
   return {
-    host: (host) => {
-      const bare = unbracket(host);
-      return isIP(bare) ? inBlocks(bare) : names.has(bare.toLowerCase());
-    },
-    named: (host) => names.has(unbracket(host).toLowerCase()),
+    host: (host) => (isIP(host) ? inBlocks(host) : names.has(host.toLowerCase())),
+    named: (host) => names.has(host.toLowerCase()),
   };
 }
 
@@ -58,15 +55,18 @@ export function eventsOutsideScope(events: WireEvent[], scope: TargetScope): Fie
 }
 
 function locationProblem(scope: TargetScope, host: string, address: string, url: string | null): string | undefined {
+  const spelling = spellingProblem('host', host) ?? (address === '' ? undefined : spellingProblem('address', address));
+  if (spelling) return spelling;
   if (!scope.host(host)) return `host ${host} is not among the scan's targets`;
   if (address !== '') {
-    if (isIP(unbracket(address)) === 0) return `address ${address} is not an IP address`;
+    if (isIP(address) === 0) return `address ${address} is not an IP address`;
     if (!scope.named(host) && !scope.host(address)) return `address ${address} is not among the scan's targets`;
   }
   if (url !== null) {
     let urlHost: string;
     try {
-      urlHost = new URL(url).hostname;
+      // A URL's IPv6 host is bracketed, and a name may end in the root's dot.
+      urlHost = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').replace(/(?<=[^.])\.$/, '');
     } catch {
       return `URL ${url} is not a URL`;
     }
@@ -75,6 +75,12 @@ function locationProblem(scope: TargetScope, host: string, address: string, url:
   return undefined;
 }
 
-function unbracket(host: string): string {
-  return host.replace(/^\[(.*)\]$/, '$1');
+/**
+ * A host or address is stored as sent, so it must be written as the scan writes its targets: one
+ * host spelt two ways would be two hosts in the findings.
+ */
+function spellingProblem(kind: 'host' | 'address', value: string): string | undefined {
+  if (/[[\]%]/.test(value)) return `${kind} ${value} is not written plainly (no brackets, no zone)`;
+  if (/^::ffff:/i.test(value) && isIP(value) === 6) return `${kind} ${value} is an IPv4 address written as IPv6 (write it as a.b.c.d)`;
+  return undefined;
 }
