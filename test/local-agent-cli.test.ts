@@ -58,6 +58,17 @@ async function agentFile(t: TestContext, baseUrl: string): Promise<string> {
   return writeAgentFile(dir, agentFileText(config, await readFile(AGENT_BUNDLE, 'utf8')));
 }
 
+/** The service's answer to a take: a 3-second lease, a job of one port on 127.0.0.1 with these timeouts. */
+function takeAnswer(runIndex: number, lease: string, port: number, timeoutMs: number): Reply {
+  return {
+    status: 200,
+    body: {
+      run_index: runIndex, lease, lease_seconds: 3, lease_expires_at: '2099-01-01T00:00:00.000Z', vulndb_synced_at: null,
+      job: { targets: [{ kind: 'ip', value: '127.0.0.1' }], options: {}, ports: [port], limits: { connectTimeoutMs: timeoutMs, readTimeoutMs: timeoutMs, maxConcurrency: 8, ratePerSecond: 0 } },
+    },
+  };
+}
+
 const idleCheckIn = {
   scan: { uuid: UUID, name: 'lab', targets: [{ kind: 'ip', value: '10.0.0.1' }], engine_options: {}, next_run_at: null },
   run: null,
@@ -123,15 +134,7 @@ test('the agent retries a 5xx, takes the waiting run, scans only its target, and
       if (all.length === 1) return { status: 503, body: { message: 'Service unavailable.' } };
       return { status: 200, body: { ...idleCheckIn, run: { run_index: 3, held_by_you: false } } };
     }
-    if (seen.path === `${PREFIX}/runs/3/take`) {
-      return {
-        status: 200,
-        body: {
-          run_index: 3, lease: 'lease-1', lease_seconds: 3, lease_expires_at: '2099-01-01T00:00:00.000Z', vulndb_synced_at: null,
-          job: { targets: [{ kind: 'ip', value: '127.0.0.1' }], options: {}, ports: [targetPort], limits: { connectTimeoutMs: 2000, readTimeoutMs: 2000, maxConcurrency: 8, ratePerSecond: 0 } },
-        },
-      };
-    }
+    if (seen.path === `${PREFIX}/runs/3/take`) return takeAnswer(3, 'lease-1', targetPort, 2000);
     if (seen.path.startsWith(`${PREFIX}/runs/3/chunks/`)) return { status: 200, body: { seq: Number(seen.path.split('/').pop()) } };
     if (seen.path === `${PREFIX}/runs/3/heartbeat`) return { status: 200, body: { lease_expires_at: '2099-01-01T00:00:00.000Z', cancel: false } };
     if (seen.path === `${PREFIX}/runs/3/complete`) {
@@ -171,15 +174,7 @@ test('a heartbeat answered cancel stops the scan at once: nothing is completed, 
   const targetPort = (target.address() as net.AddressInfo).port;
   const service = await startService(t, (seen) => {
     if (seen.path === `${PREFIX}/check-in`) return { status: 200, body: { ...idleCheckIn, run: { run_index: 4, held_by_you: false } } };
-    if (seen.path === `${PREFIX}/runs/4/take`) {
-      return {
-        status: 200,
-        body: {
-          run_index: 4, lease: 'lease-4', lease_seconds: 3, lease_expires_at: '2099-01-01T00:00:00.000Z', vulndb_synced_at: null,
-          job: { targets: [{ kind: 'ip', value: '127.0.0.1' }], options: {}, ports: [targetPort], limits: { connectTimeoutMs: 60_000, readTimeoutMs: 60_000, maxConcurrency: 8, ratePerSecond: 0 } },
-        },
-      };
-    }
+    if (seen.path === `${PREFIX}/runs/4/take`) return takeAnswer(4, 'lease-4', targetPort, 60_000);
     if (seen.path.startsWith(`${PREFIX}/runs/4/chunks/`)) return { status: 200, body: { seq: Number(seen.path.split('/').pop()) } };
     // The service stopped the run (held past the next scheduled one).
     if (seen.path === `${PREFIX}/runs/4/heartbeat`) return { status: 200, body: { lease_expires_at: '2026-01-01T00:00:00.000Z', cancel: true } };
