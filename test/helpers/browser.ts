@@ -36,6 +36,8 @@ export function requireChromium(t: TestContext): boolean {
 export interface WebServer extends TestApp {
   /** The base URL it listens on, e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
+  /** The browser contexts of `newPage` on this server: closed before the server is. */
+  contexts: Set<BrowserContext>;
 }
 
 /** Rampart listening on a loopback port, its base URL that address; stopped after the test. */
@@ -59,8 +61,14 @@ export async function startWebServer(
   const url = `http://127.0.0.1:${port}`;
   // `after` hooks run in the order they were added: this one, added before the store's, stops the
   // background while the store is still open.
+  // The pages go first: a page still open keeps polling the server (its live regions) on a
+  // keep-alive connection, and the server's close would wait for that connection for ever.
+  const contexts = new Set<BrowserContext>();
   let stopBackground: (() => Promise<void>) | undefined;
-  t.after(async () => stopBackground?.());
+  t.after(async () => {
+    await Promise.all([...contexts].map((context) => context.close()));
+    await stopBackground?.();
+  });
   const ctx = await buildTestApp(t, {
     env: { RAMPART_BASE_URL: url, RAMPART_ALLOW_TARGETS: '127.0.0.0/8', ...options.env },
     ...(options.engines ? { engines: options.engines } : {}),
@@ -77,7 +85,7 @@ export async function startWebServer(
     });
     stopBackground = () => background.stop();
   }
-  return { ...ctx, url };
+  return { ...ctx, url, contexts };
 }
 
 let browser: Promise<Browser> | undefined;
@@ -111,6 +119,7 @@ export interface TestPage {
 /** A fresh browser context and page (no cookies), closed after the test. */
 export async function newPage(t: TestContext, server: WebServer): Promise<TestPage> {
   const context = await (await sharedBrowser()).newContext({ baseURL: server.url, acceptDownloads: true, viewport: { width: 1280, height: 800 } });
+  server.contexts.add(context);
   t.after(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
